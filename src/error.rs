@@ -1,0 +1,199 @@
+//! The one error type of lzkit.
+//!
+//! Every failure is a variant that says what was wrong and where, so that a
+//! user (or the CLI) can print one line that explains it.
+
+use std::fmt;
+
+/// Why an LZ4 block was rejected. Carried by [`Error::CorruptBlock`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BlockFault {
+    /// The input ended in the middle of a sequence (token, length, literals or offset).
+    Truncated,
+    /// A match offset of 0, which the format forbids (LZ4 block format: "offset 0 is invalid").
+    OffsetZero,
+    /// A match offset pointing before the start of the output (and of any dictionary).
+    OffsetBeforeStart {
+        /// The offset read from the block.
+        offset: usize,
+        /// How many bytes of history (output so far plus dictionary) were available.
+        available: usize,
+    },
+    /// A literal or match length whose 255-run bytes overflow the addressable size.
+    LengthOverflow,
+    /// The decoded data does not fit in the output buffer.
+    OutputTooSmall {
+        /// Capacity of the output buffer.
+        capacity: usize,
+    },
+    /// The block breaks an end-of-block rule (last sequence must be literals only).
+    BadEnd,
+}
+
+impl fmt::Display for BlockFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlockFault::Truncated => f.write_str("input ends in the middle of a sequence"),
+            BlockFault::OffsetZero => f.write_str("match offset 0"),
+            BlockFault::OffsetBeforeStart { offset, available } => write!(
+                f,
+                "match offset {offset} points before the start of the data ({available} bytes available)"
+            ),
+            BlockFault::LengthOverflow => f.write_str("length overflows"),
+            BlockFault::OutputTooSmall { capacity } => {
+                write!(f, "decoded data does not fit in {capacity} bytes")
+            }
+            BlockFault::BadEnd => {
+                f.write_str("block does not end with a literal-only sequence")
+            }
+        }
+    }
+}
+
+/// Every error lzkit reports.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A compressed LZ4 block is malformed.
+    #[error("corrupt LZ4 block at byte {at}: {fault}")]
+    CorruptBlock {
+        /// Byte position in the compressed block where the problem was detected.
+        at: usize,
+        /// What was wrong.
+        fault: BlockFault,
+    },
+    /// The destination buffer given to a compressor is smaller than the output.
+    #[error("output buffer too small: {capacity} bytes, need up to {needed}")]
+    OutputTooSmall {
+        /// Capacity of the buffer that was given.
+        capacity: usize,
+        /// Bytes needed (an upper bound where exact size is unknown).
+        needed: usize,
+    },
+    /// The input is larger than the format can represent in one block.
+    #[error("input of {size} bytes exceeds the LZ4 block limit of {limit} bytes")]
+    InputTooLarge {
+        /// Size of the input.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The data does not start with a known LZ4 magic number.
+    #[error("not LZ4 data: unknown magic number {magic:#010x} at byte {at}")]
+    UnknownMagic {
+        /// The four bytes read, little-endian.
+        magic: u32,
+        /// Position in the input stream.
+        at: u64,
+    },
+    /// The frame header is malformed (reserved bits, version, block size).
+    #[error("corrupt LZ4 frame header at byte {at}: {reason}")]
+    BadHeader {
+        /// Position of the frame in the input stream.
+        at: u64,
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// The frame header checksum byte does not match.
+    #[error("LZ4 frame header checksum mismatch at byte {at}: stored {stored:#04x}, computed {computed:#04x}")]
+    HeaderChecksum {
+        /// Position of the frame in the input stream.
+        at: u64,
+        /// Stored checksum byte.
+        stored: u8,
+        /// Computed checksum byte.
+        computed: u8,
+    },
+    /// A block in a frame failed to decode.
+    #[error("block {index} at byte {at}: {source}")]
+    Block {
+        /// Index of the block in its frame, from 0.
+        index: u64,
+        /// Position of the block's size field in the input stream.
+        at: u64,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A block's size field is larger than the frame's block maximum.
+    #[error("block size {size} exceeds the frame's maximum of {max} bytes")]
+    BlockTooLarge {
+        /// Size read from the block header.
+        size: usize,
+        /// The frame's block maximum.
+        max: usize,
+    },
+    /// A block checksum does not match.
+    #[error("block checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")]
+    BlockChecksum {
+        /// Stored checksum.
+        stored: u32,
+        /// Computed checksum.
+        computed: u32,
+    },
+    /// The content checksum at the end of a frame does not match.
+    #[error("content checksum mismatch at byte {at}: stored {stored:#010x}, computed {computed:#010x}")]
+    ContentChecksum {
+        /// Position of the checksum in the input stream.
+        at: u64,
+        /// Stored checksum.
+        stored: u32,
+        /// Computed checksum.
+        computed: u32,
+    },
+    /// The decoded size disagrees with the content size in the frame header.
+    #[error("content size mismatch: frame header says {expected} bytes, decoded {actual}")]
+    ContentSize {
+        /// Content size from the header.
+        expected: u64,
+        /// Bytes actually decoded.
+        actual: u64,
+    },
+    /// The input ended before the end of a frame.
+    #[error("unexpected end of input at byte {at}: {what}")]
+    Truncated {
+        /// Position in the input stream.
+        at: u64,
+        /// What was being read.
+        what: &'static str,
+    },
+    /// The frame needs a dictionary that was not supplied, or a different one.
+    #[error("frame needs dictionary ID {dict_id:#010x}; supply it (CLI: -D FILE)")]
+    DictionaryRequired {
+        /// The dictionary ID in the frame header.
+        dict_id: u32,
+    },
+    /// An I/O error from the underlying reader or writer.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// Convert into an [`std::io::Error`], keeping this error as its inner
+    /// value (retrievable with `get_ref().downcast_ref::<lzkit::Error>()`).
+    /// I/O errors are returned unchanged.
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            Error::Io(e) => e,
+            Error::Truncated { .. } => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, self),
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
+        }
+    }
+
+    /// Recover an lzkit error from an I/O error produced by [`Error::into_io`]
+    /// (for example by [`crate::lz4::frame::FrameDecoder`]'s `Read` impl).
+    pub fn from_io(e: std::io::Error) -> Error {
+        if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            match e.into_inner().map(|b| b.downcast::<Error>()) {
+                Some(Ok(inner)) => *inner,
+                _ => unreachable!("checked above"),
+            }
+        } else {
+            Error::Io(e)
+        }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,16 @@
+//! lzkit: fast, safe LZ-family compression.
+//!
+//! * [`lz4::block`]: the LZ4 block format: compress and decompress one block.
+//! * [`lz4::frame`]: the LZ4 frame format (spec v1.6.4) and the legacy format,
+//!   one-shot and streaming.
+//!
+//! Decoders are safe on any input: they never panic, never read or write
+//! outside the given slices, and report every malformed input as an [`Error`].
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod error;
+mod kernels;
+pub mod lz4;
+
+pub use error::{BlockFault, Error, Result};

@@ -1,0 +1,124 @@
+//! The LZ4 block format: one compressed block, no header, no checksum.
+//!
+//! A block is a series of sequences. Each sequence is a token (high nibble:
+//! literal length, low nibble: match length minus [`MIN_MATCH`]), optional
+//! 255-run length bytes, the literals, a 2-byte little-endian match offset and
+//! optional match-length bytes. The last sequence has literals only.
+//!
+//! * [`compress`] / [`compress_into`]: level 1 is the fast compressor (one hash
+//!   probe per position, like `LZ4_compress_default`); levels `<= 0` trade ratio
+//!   for speed like the CLI's `--fast=N` (acceleration `1 - level`).
+//!   **Levels 2 to 12 (HC) are not implemented yet: they compress exactly like
+//!   level 1.**
+//! * [`decompress_into`]: safe on any input. It never panics, never reads or
+//!   writes outside the two slices, only ever copies bytes it has itself
+//!   written in this call (or the dictionary), and reports malformed input as
+//!   [`Error::CorruptBlock`].
+
+mod compress;
+mod decompress;
+
+pub(crate) use compress::Compressor;
+pub(crate) use decompress::decode_with_prefix;
+
+use crate::error::{Error, Result};
+
+/// LZ4 block format: the shortest match is 4 bytes.
+pub const MIN_MATCH: usize = 4;
+/// LZ4 block format: the last 5 bytes of a block are always literals.
+pub const LAST_LITERALS: usize = 5;
+/// LZ4 block format: the last match must start at least 12 bytes before the
+/// end of the block (a match needs 4 bytes, then 8 more, so that a decoder's
+/// wild copies of the last match stay inside the block's own last literals).
+pub const MF_LIMIT: usize = 12;
+/// Largest match offset: offsets are 16-bit, so the window is 64 KiB - 1.
+pub const MAX_DISTANCE: usize = 65_535;
+/// Largest input the block format accepts (`LZ4_MAX_INPUT_SIZE`).
+pub const MAX_INPUT_SIZE: usize = 0x7E00_0000;
+
+/// Upper bound of the compressed size of `n` input bytes (incompressible data
+/// grows by one length byte per 255 literals, plus the token and slack).
+/// Returns 0 when `n` exceeds [`MAX_INPUT_SIZE`].
+pub const fn max_compressed_size(n: usize) -> usize {
+    if n > MAX_INPUT_SIZE { 0 } else { n + n / 255 + 16 }
+}
+
+/// Compress `src` into a new vector at `level` (1 = default fast; `<= 0` =
+/// faster; 2..=12 currently the same as 1).
+///
+/// # Panics
+/// If `src` is larger than [`MAX_INPUT_SIZE`].
+pub fn compress(src: &[u8], level: i32) -> Vec<u8> {
+    let mut dst = vec![0u8; max_compressed_size(src.len())];
+    let n = compress_into(src, &mut dst, level).expect("input larger than MAX_INPUT_SIZE");
+    dst.truncate(n);
+    dst
+}
+
+/// Compress `src` into `dst` and return the compressed size. `dst` should be
+/// at least [`max_compressed_size`]`(src.len())` bytes; a smaller buffer is an
+/// error if the output does not fit in it.
+pub fn compress_into(src: &[u8], dst: &mut [u8], level: i32) -> Result<usize> {
+    compress_with_dict_into(src, &[], dst, level)
+}
+
+/// Compress `src` using the last 64 KiB of `dict` as history (an external
+/// dictionary); decode the result with [`decompress_with_dict_into`].
+pub fn compress_with_dict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
+    let mut dst = vec![0u8; max_compressed_size(src.len())];
+    let n = compress_with_dict_into(src, dict, &mut dst, level)
+        .expect("input larger than MAX_INPUT_SIZE");
+    dst.truncate(n);
+    dst
+}
+
+/// [`compress_with_dict`] into a caller's buffer.
+pub fn compress_with_dict_into(
+    src: &[u8],
+    dict: &[u8],
+    dst: &mut [u8],
+    level: i32,
+) -> Result<usize> {
+    if src.len() > MAX_INPUT_SIZE {
+        return Err(Error::InputTooLarge { size: src.len(), limit: MAX_INPUT_SIZE });
+    }
+    let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE + 1)..];
+    if dict.is_empty() {
+        Compressor::new(level).compress_block(src, 0, dst)
+    } else {
+        let mut buf = Vec::with_capacity(dict.len() + src.len());
+        buf.extend_from_slice(dict);
+        buf.extend_from_slice(src);
+        Compressor::new(level).compress_block(&buf, dict.len(), dst)
+    }
+}
+
+/// Decompress the block `src` into `dst` and return the number of bytes
+/// written. `dst.len()` is the capacity: any upper bound of the decoded size.
+///
+/// Bytes of `dst` past the returned length are unspecified (they may have been
+/// used as scratch space) but are never read as match sources.
+pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    decode_with_prefix(src, dst, 0)
+}
+
+/// Decompress a block compressed with a dictionary ([`compress_with_dict`]).
+pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Result<usize> {
+    if dict.is_empty() {
+        return decompress_into(src, dst);
+    }
+    let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE)..];
+    let mut buf = vec![0u8; dict.len() + dst.len()];
+    buf[..dict.len()].copy_from_slice(dict);
+    let n = decode_with_prefix(src, &mut buf, dict.len())?;
+    dst[..n].copy_from_slice(&buf[dict.len()..dict.len() + n]);
+    Ok(n)
+}
+
+/// Decompress `src` into a new vector of at most `max_size` bytes.
+pub fn decompress(src: &[u8], max_size: usize) -> Result<Vec<u8>> {
+    let mut dst = vec![0u8; max_size];
+    let n = decompress_into(src, &mut dst)?;
+    dst.truncate(n);
+    Ok(dst)
+}

@@ -1,0 +1,81 @@
+//! The LZ4 frame format (spec v1.6.4) and the legacy format.
+//!
+//! A frame is `magic | FLG | BD | [content size] | [dict ID] | HC | blocks | end
+//! mark | [content checksum]`. This module writes and reads all of it:
+//! block sizes 64 KiB to 4 MiB, linked and independent blocks, block and
+//! content checksums (XXH32), content size, dictionary ID with a user-supplied
+//! dictionary, stored blocks when compression does not pay, skippable frames
+//! (skipped on read), concatenated frames, and the legacy format
+//! (`lz4 -l`, magic `0x184C2102`, 8 MiB blocks).
+//!
+//! * One-shot: [`compress`], [`decompress`], [`decompress_with_dict`].
+//! * Streaming with memory bounded by the block size: [`FrameEncoder`]
+//!   (a [`std::io::Write`]) and [`FrameDecoder`] (a [`std::io::Read`]).
+//! * Inspection without decoding: [`list_frames`].
+
+mod decoder;
+mod encoder;
+mod header;
+mod list;
+
+pub use decoder::{FrameDecoder, decompress, decompress_with_dict};
+pub use encoder::{FrameEncoder, compress};
+pub use header::{BlockMode, BlockSize};
+pub use list::{FrameInfo, FrameKind, list_frames};
+
+use std::sync::Arc;
+
+/// Options for writing a frame. [`Default`] gives the `lz4` CLI's defaults:
+/// level 1, 4 MiB independent blocks, content checksum on, no block checksum,
+/// no content size.
+#[derive(Debug, Clone)]
+pub struct FrameOptions {
+    /// Compression level, as for [`crate::lz4::block::compress`].
+    pub level: i32,
+    /// Maximum uncompressed size of one block.
+    pub block_size: BlockSize,
+    /// Whether blocks may reference data of earlier blocks.
+    pub block_mode: BlockMode,
+    /// Append an XXH32 of each compressed block.
+    pub block_checksum: bool,
+    /// Append an XXH32 of the whole decoded content.
+    pub content_checksum: bool,
+    /// Store this content size in the header. The encoder checks it: a
+    /// stream whose length differs is an error at [`FrameEncoder::finish`].
+    pub content_size: Option<u64>,
+    /// Dictionary ID to record in the header (informational for decoders).
+    pub dict_id: Option<u32>,
+    /// Dictionary: its last 64 KiB are the history of the first block (linked
+    /// mode) or of every block (independent mode). Decoders need the same one.
+    pub dictionary: Option<Arc<[u8]>>,
+    /// Write the legacy format (`lz4 -l`) instead: 8 MiB independent blocks,
+    /// no checksums, no header options. Incompatible with a dictionary.
+    pub legacy: bool,
+}
+
+impl Default for FrameOptions {
+    fn default() -> Self {
+        FrameOptions {
+            level: 1,
+            block_size: BlockSize::Max4MB,
+            block_mode: BlockMode::Independent,
+            block_checksum: false,
+            content_checksum: true,
+            content_size: None,
+            dict_id: None,
+            dictionary: None,
+            legacy: false,
+        }
+    }
+}
+
+/// Magic number of a standard frame (little-endian on the wire).
+pub const MAGIC: u32 = 0x184D_2204;
+/// Magic number of the legacy format.
+pub const LEGACY_MAGIC: u32 = 0x184C_2102;
+/// Skippable frames use magic numbers `0x184D2A50..=0x184D2A5F`.
+pub const SKIPPABLE_MAGIC_MIN: u32 = 0x184D_2A50;
+/// Last skippable magic number.
+pub const SKIPPABLE_MAGIC_MAX: u32 = 0x184D_2A5F;
+/// Uncompressed size of each legacy block (8 MiB).
+pub const LEGACY_BLOCK_SIZE: usize = 8 << 20;

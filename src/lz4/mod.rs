@@ -1,0 +1,5 @@
+//! The LZ4 formats: [`block`] (raw compressed blocks) and [`frame`] (the
+//! self-describing container with checksums that the `lz4` CLI reads and writes).
+
+pub mod block;
+pub mod frame;

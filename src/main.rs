@@ -1,0 +1,2 @@
+//! The `lzkit` command.
+fn main() {}
