@@ -44,9 +44,7 @@ impl fmt::Display for BlockFault {
             BlockFault::OutputTooSmall { capacity } => {
                 write!(f, "decoded data does not fit in {capacity} bytes")
             }
-            BlockFault::BadEnd => {
-                f.write_str("block does not end with a literal-only sequence")
-            }
+            BlockFault::BadEnd => f.write_str("block does not end with a literal-only sequence"),
         }
     }
 }
@@ -96,7 +94,9 @@ pub enum Error {
         reason: &'static str,
     },
     /// The frame header checksum byte does not match.
-    #[error("LZ4 frame header checksum mismatch at byte {at}: stored {stored:#04x}, computed {computed:#04x}")]
+    #[error(
+        "LZ4 frame header checksum mismatch at byte {at}: stored {stored:#04x}, computed {computed:#04x}"
+    )]
     HeaderChecksum {
         /// Position of the frame in the input stream.
         at: u64,
@@ -133,7 +133,9 @@ pub enum Error {
         computed: u32,
     },
     /// The content checksum at the end of a frame does not match.
-    #[error("content checksum mismatch at byte {at}: stored {stored:#010x}, computed {computed:#010x}")]
+    #[error(
+        "content checksum mismatch at byte {at}: stored {stored:#010x}, computed {computed:#010x}"
+    )]
     ContentChecksum {
         /// Position of the checksum in the input stream.
         at: u64,

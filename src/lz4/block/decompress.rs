@@ -1,3 +1,239 @@
-//! stub
-use crate::error::Result;
-pub(crate) fn decode_with_prefix(_src: &[u8], _buf: &mut [u8], _start: usize) -> Result<usize> { todo!() }
+//! The LZ4 block decode loop.
+//!
+//! Two loops share the work. The *fast loop* runs while at least
+//! [`FAST_IN_MARGIN`] input bytes and [`FAST_OUT_MARGIN`] output bytes remain:
+//! there, chunked wild copies cannot leave the buffers, so literals and
+//! matches are copied with few branches. Near either end, or for a sequence
+//! too long to copy wildly, one *careful step* decodes a sequence with exact
+//! bounds and exact copies. Neither needs slack from the caller.
+//!
+//! Acceptance rules (the LZ4 block format's end conditions, checked exactly
+//! as the reference decoder checks them against the output capacity, so that
+//! we never accept a block it rejects):
+//! * a literal run that ends within [`MF_LIMIT`] bytes of the output capacity,
+//!   or within 8 bytes of the input end, must be the last sequence: it must
+//!   end exactly at the input end;
+//! * a match must end at least [`LAST_LITERALS`] bytes before the capacity;
+//! * a match offset must be between 1 and the number of bytes of history
+//!   (the prefix plus what this call has written).
+
+use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
+use crate::error::{BlockFault, Error, Result};
+use crate::kernels::{MATCH_OVERRUN, copy_match, wild_copy};
+
+/// Token nibble value meaning "more length bytes follow".
+const RUN_MASK: usize = 15;
+/// A non-last literal run must leave this much input: 2 offset bytes, a
+/// token and the 5 last literals (LZ4 block format end conditions).
+const LITERAL_INPUT_GUARD: usize = 2 + 1 + LAST_LITERALS;
+/// Match-length bytes may not run closer than this to the input end (a
+/// token and the last literals must still follow; same bound as the reference).
+const MATCH_LENGTH_INPUT_GUARD: usize = LAST_LITERALS - 1;
+/// Fast loop entry: input left. A short literal run is copied as one 16-byte
+/// chunk (token + 16 + offset fits), long runs must leave this much too.
+const FAST_IN_MARGIN: usize = 32;
+/// Fast loop entry: output left. A short literal run (<= 14 bytes, copied as
+/// 16) plus a short match (<= 18 bytes, copied with overrun) fit in it.
+const FAST_OUT_MARGIN: usize = 64;
+
+/// Decode the block `src` into `buf[start..]`, where `buf[..start]` is
+/// history that matches may reference (a dictionary or earlier blocks).
+/// Returns the number of bytes written after `start`.
+pub(crate) fn decode_with_prefix(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+    debug_assert!(start <= buf.len());
+    let mut pos = Cursor { ip: 0, op: start };
+    loop {
+        fast_loop(src, buf, &mut pos)?;
+        if careful_step(src, buf, &mut pos)? {
+            return Ok(pos.op - start);
+        }
+    }
+}
+
+/// Read positions: `ip` in the input, `op` in the output buffer.
+struct Cursor {
+    ip: usize,
+    op: usize,
+}
+
+#[inline(always)]
+fn corrupt(at: usize, fault: BlockFault) -> Error {
+    Error::CorruptBlock { at, fault }
+}
+
+/// Read a 255-run length continuation starting at `*ip`. Each byte read must
+/// leave `*ip <= limit`.
+#[inline(always)]
+fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Result<usize> {
+    let mut len = 0usize;
+    loop {
+        let Some(&b) = src.get(*ip) else {
+            return Err(corrupt(*ip, BlockFault::Truncated));
+        };
+        *ip += 1;
+        if *ip > limit {
+            return Err(corrupt(*ip, BlockFault::Truncated));
+        }
+        len = len
+            .checked_add(b as usize)
+            .ok_or(corrupt(*ip, BlockFault::LengthOverflow))?;
+        if b != 255 {
+            return Ok(len);
+        }
+    }
+}
+
+/// Decode sequences while both buffers are far from their ends. Returns when
+/// the next sequence needs the careful step (`pos` then points at its token).
+#[inline(always)]
+fn fast_loop(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<()> {
+    let iend = src.len();
+    let oend = buf.len();
+    let (mut ip, mut op) = (pos.ip, pos.op);
+    let sp = src.as_ptr();
+    let bp = buf.as_mut_ptr();
+    while iend - ip >= FAST_IN_MARGIN && oend - op >= FAST_OUT_MARGIN {
+        let seq_start = ip;
+        let token = src[ip] as usize;
+        ip += 1;
+        let mut lit = token >> 4;
+        if lit < RUN_MASK {
+            // SAFETY: ip + 16 <= iend (FAST_IN_MARGIN = 32 before the token)
+            // and op + 16 <= oend (FAST_OUT_MARGIN); src and buf are distinct.
+            unsafe { wild_copy(bp.add(op), sp.add(ip), lit) };
+        } else {
+            lit += read_length(src, &mut ip, iend)?;
+            if lit + FAST_IN_MARGIN > iend - ip || lit + FAST_OUT_MARGIN > oend - op {
+                pos.ip = seq_start;
+                pos.op = op;
+                return Ok(());
+            }
+            // SAFETY: ip + lit + 32 <= iend and op + lit + 64 <= oend were just
+            // checked, more than WILD_OVERRUN past both ends of the copy.
+            unsafe { wild_copy(bp.add(op), sp.add(ip), lit) };
+        }
+        // Both conditions of a non-last literal run hold here: at least
+        // FAST_IN_MARGIN - 16 > LITERAL_INPUT_GUARD input bytes remain and the
+        // run ends more than MF_LIMIT before the capacity.
+        ip += lit;
+        op += lit;
+
+        let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
+        check_offset(offset, op, ip)?;
+        ip += 2;
+        let mut len = token & 15;
+        if len == RUN_MASK {
+            len += read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
+        }
+        len += MIN_MATCH;
+        if len <= oend - op - MATCH_OVERRUN.max(LAST_LITERALS) {
+            // SAFETY: offset <= op, so the source is inside buf and
+            // initialised; op + len + MATCH_OVERRUN <= oend was just checked.
+            unsafe { copy_match(bp.add(op), offset, len) };
+            op += len;
+        } else {
+            op = exact_match(buf, op, offset, len, ip)?;
+        }
+    }
+    pos.ip = ip;
+    pos.op = op;
+    Ok(())
+}
+
+#[inline(always)]
+fn check_offset(offset: usize, op: usize, ip: usize) -> Result<()> {
+    if offset == 0 {
+        return Err(corrupt(ip, BlockFault::OffsetZero));
+    }
+    if offset > op {
+        return Err(corrupt(
+            ip,
+            BlockFault::OffsetBeforeStart {
+                offset,
+                available: op,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Copy a match with exact bounds (no overrun). Returns the new `op`.
+#[inline(never)]
+fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) -> Result<usize> {
+    let capacity = buf.len();
+    if len > capacity - op {
+        return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
+    }
+    if capacity - op - len < LAST_LITERALS {
+        // LZ4 block format: the last 5 bytes are always literals.
+        return Err(corrupt(ip, BlockFault::BadEnd));
+    }
+    let end = op + len;
+    // Copy in pieces that read only bytes already written: the distance from
+    // the source start doubles (offset, 2*offset, ...), staying a multiple of
+    // the offset, so the pattern repeats correctly.
+    let src0 = op - offset;
+    let mut o = op;
+    while o < end {
+        let dist = o - src0; // grows as we copy: offset, 2*offset, ...
+        let n = dist.min(end - o);
+        buf.copy_within(src0..src0 + n, o);
+        o += n;
+    }
+    Ok(end)
+}
+
+/// Decode one sequence with exact bounds checks. Returns `true` when it was
+/// the last sequence of the block.
+#[inline(never)]
+fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<bool> {
+    let iend = src.len();
+    let oend = buf.len();
+    let (mut ip, op) = (pos.ip, pos.op);
+    let Some(&token) = src.get(ip) else {
+        return Err(corrupt(ip, BlockFault::Truncated));
+    };
+    let token = token as usize;
+    ip += 1;
+    let mut lit = token >> 4;
+    if lit == RUN_MASK {
+        lit += read_length(src, &mut ip, iend)?;
+    }
+    let in_left = iend - ip;
+    let out_left = oend - op;
+    if lit + MF_LIMIT > out_left || lit + LITERAL_INPUT_GUARD > in_left {
+        // Must be the last sequence: literals up to the input end exactly.
+        if lit != in_left {
+            return Err(corrupt(
+                ip,
+                if lit > in_left {
+                    BlockFault::Truncated
+                } else {
+                    BlockFault::BadEnd
+                },
+            ));
+        }
+        if lit > out_left {
+            return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
+        }
+        buf[op..op + lit].copy_from_slice(&src[ip..ip + lit]);
+        pos.ip = iend;
+        pos.op = op + lit;
+        return Ok(true);
+    }
+    buf[op..op + lit].copy_from_slice(&src[ip..ip + lit]);
+    ip += lit;
+    let op = op + lit;
+    // in_left - lit >= LITERAL_INPUT_GUARD, so the offset is in bounds.
+    let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
+    check_offset(offset, op, ip)?;
+    ip += 2;
+    let mut len = token & 15;
+    if len == RUN_MASK {
+        len += read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
+    }
+    len += MIN_MATCH;
+    pos.op = exact_match(buf, op, offset, len, ip)?;
+    pos.ip = ip;
+    Ok(false)
+}

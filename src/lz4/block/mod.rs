@@ -40,7 +40,11 @@ pub const MAX_INPUT_SIZE: usize = 0x7E00_0000;
 /// grows by one length byte per 255 literals, plus the token and slack).
 /// Returns 0 when `n` exceeds [`MAX_INPUT_SIZE`].
 pub const fn max_compressed_size(n: usize) -> usize {
-    if n > MAX_INPUT_SIZE { 0 } else { n + n / 255 + 16 }
+    if n > MAX_INPUT_SIZE {
+        0
+    } else {
+        n + n / 255 + 16
+    }
 }
 
 /// Compress `src` into a new vector at `level` (1 = default fast; `<= 0` =
@@ -80,7 +84,10 @@ pub fn compress_with_dict_into(
     level: i32,
 ) -> Result<usize> {
     if src.len() > MAX_INPUT_SIZE {
-        return Err(Error::InputTooLarge { size: src.len(), limit: MAX_INPUT_SIZE });
+        return Err(Error::InputTooLarge {
+            size: src.len(),
+            limit: MAX_INPUT_SIZE,
+        });
     }
     let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE + 1)..];
     if dict.is_empty() {
@@ -121,4 +128,50 @@ pub fn decompress(src: &[u8], max_size: usize) -> Result<Vec<u8>> {
     let n = decompress_into(src, &mut dst)?;
     dst.truncate(n);
     Ok(dst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n);
+        let mut x = 12345u32;
+        while v.len() < n {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let k = (x >> 16) as usize % 40;
+            let b = (x >> 8) as u8 % 7;
+            v.extend(std::iter::repeat_n(b"abcdefghij"[b as usize], k % 9));
+            v.extend_from_slice(&(x as u16).to_le_bytes()[..(x as usize >> 3) % 3]);
+            v.extend_from_slice(b"the quick brown fox ");
+        }
+        v.truncate(n);
+        v
+    }
+
+    #[test]
+    fn round_trip_sizes_and_levels() {
+        for n in [
+            0, 1, 5, 12, 13, 14, 100, 1000, 65_535, 65_536, 65_547, 65_548, 300_000,
+        ] {
+            let data = sample(n);
+            for level in [-10, 0, 1, 9] {
+                let c = compress(&data, level);
+                assert!(c.len() <= max_compressed_size(n));
+                let d = decompress(&c, n).unwrap_or_else(|e| panic!("n={n} level={level}: {e}"));
+                assert_eq!(d, data, "n={n} level={level}");
+            }
+        }
+    }
+
+    #[test]
+    fn dictionary_round_trip() {
+        let dict = sample(100_000);
+        let data = sample(50_000);
+        let c = compress_with_dict(&data, &dict, 1);
+        assert!(c.len() < compress(&data, 1).len());
+        let mut out = vec![0u8; data.len()];
+        let n = decompress_with_dict_into(&c, &mut out, &dict).unwrap();
+        assert_eq!(&out[..n], &data[..]);
+    }
 }
