@@ -1,7 +1,11 @@
-//! Walking frames without decoding them (`--list`).
-use super::{BlockMode, BlockSize};
-use crate::error::Result;
-use std::io::Read;
+//! Walking frames without decoding them (`--list`): headers and block size
+//! words are read, block data is skipped.
+
+use super::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
+use super::{BlockMode, BlockSize, LEGACY_BLOCK_SIZE};
+use crate::error::{Error, Result};
+use crate::lz4::block::max_compressed_size;
+use std::io::{self, Read};
 
 /// What kind of frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +25,7 @@ pub struct FrameInfo {
     pub kind: FrameKind,
     /// Position of the frame's magic number in the stream.
     pub offset: u64,
-    /// Total size of the frame in bytes, header to checksum.
+    /// Total size of the frame in bytes, magic number to checksum.
     pub compressed_size: u64,
     /// Content size from the header, if present.
     pub content_size: Option<u64>,
@@ -39,8 +43,148 @@ pub struct FrameInfo {
     pub blocks: u64,
 }
 
-/// List the frames of a stream.
+/// A reader that counts the stream position.
+struct Counted<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: Read> Counted<R> {
+    fn fill(&mut self, buf: &mut [u8], what: &'static str) -> Result<()> {
+        match self.inner.read_exact(buf) {
+            Ok(()) => {
+                self.pos += buf.len() as u64;
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                Err(Error::Truncated { at: self.pos, what })
+            }
+            Err(e) => Err(Error::Io(e)),
+        }
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32> {
+        let mut b = [0u8; 4];
+        self.fill(&mut b, what)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// A u32, or `None` at a clean end of input.
+    fn u32_or_eof(&mut self, what: &'static str) -> Result<Option<u32>> {
+        let mut b = [0u8; 1];
+        loop {
+            match self.inner.read(&mut b) {
+                Ok(0) => return Ok(None),
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::Io(e)),
+            }
+        }
+        self.pos += 1;
+        let mut rest = [0u8; 3];
+        self.fill(&mut rest, what)?;
+        Ok(Some(u32::from_le_bytes([b[0], rest[0], rest[1], rest[2]])))
+    }
+
+    fn skip(&mut self, n: u64, what: &'static str) -> Result<()> {
+        let got = io::copy(&mut (&mut self.inner).take(n), &mut io::sink())?;
+        self.pos += got;
+        if got < n {
+            return Err(Error::Truncated { at: self.pos, what });
+        }
+        Ok(())
+    }
+}
+
+/// List the frames of a stream, reading it to the end.
 pub fn list_frames<R: Read>(r: R) -> Result<Vec<FrameInfo>> {
-    let _ = r;
-    todo!()
+    let mut r = Counted { inner: r, pos: 0 };
+    let mut frames = Vec::new();
+    let mut pending: Option<(u32, u64)> = None;
+    loop {
+        let (magic, at) = match pending.take() {
+            Some(m) => m,
+            None => {
+                let at = r.pos;
+                match r.u32_or_eof("magic number")? {
+                    Some(m) => (m, at),
+                    None => return Ok(frames),
+                }
+            }
+        };
+        let mut info = FrameInfo {
+            kind: FrameKind::Standard,
+            offset: at,
+            compressed_size: 0,
+            content_size: None,
+            block_size: None,
+            block_mode: None,
+            block_checksum: false,
+            content_checksum: false,
+            dict_id: None,
+            blocks: 0,
+        };
+        match Magic::classify(magic) {
+            Some(Magic::Standard) => {
+                let mut desc = [0u8; MAX_DESCRIPTOR_LEN];
+                r.fill(&mut desc[..1], "frame header")?;
+                let len = Header::descriptor_len(desc[0]);
+                r.fill(&mut desc[1..len], "frame header")?;
+                let h = Header::parse(&desc[..len], at)?;
+                info.content_size = h.content_size;
+                info.block_size = Some(h.block_size);
+                info.block_mode = Some(h.block_mode);
+                info.block_checksum = h.block_checksum;
+                info.content_checksum = h.content_checksum;
+                info.dict_id = h.dict_id;
+                loop {
+                    let block_at = r.pos;
+                    let word = r.u32("block size")?;
+                    match BlockHeader::parse(word, h.block_size.bytes()).map_err(|e| {
+                        Error::Block {
+                            index: info.blocks,
+                            at: block_at,
+                            source: Box::new(e),
+                        }
+                    })? {
+                        BlockHeader::End => break,
+                        BlockHeader::Data { len, .. } => {
+                            let trailer = if h.block_checksum { 4 } else { 0 };
+                            r.skip(len as u64 + trailer, "block data")?;
+                            info.blocks += 1;
+                        }
+                    }
+                }
+                if h.content_checksum {
+                    r.skip(4, "content checksum")?;
+                }
+            }
+            Some(Magic::Legacy) => {
+                info.kind = FrameKind::Legacy;
+                while let Some(word) = r.u32_or_eof("legacy block size")? {
+                    if Magic::classify(word).is_some() {
+                        pending = Some((word, r.pos - 4));
+                        break;
+                    }
+                    if word as usize > max_compressed_size(LEGACY_BLOCK_SIZE) {
+                        return Err(Error::BlockTooLarge {
+                            size: word as usize,
+                            max: max_compressed_size(LEGACY_BLOCK_SIZE),
+                        });
+                    }
+                    r.skip(word as u64, "legacy block")?;
+                    info.blocks += 1;
+                }
+            }
+            Some(Magic::Skippable) => {
+                info.kind = FrameKind::Skippable;
+                let len = r.u32("skippable frame size")?;
+                r.skip(len as u64, "skippable frame")?;
+            }
+            None => return Err(Error::UnknownMagic { magic, at }),
+        }
+        let end = pending.map_or(r.pos, |(_, p)| p);
+        info.compressed_size = end - at;
+        frames.push(info);
+    }
 }

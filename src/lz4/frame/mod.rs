@@ -79,3 +79,68 @@ pub const SKIPPABLE_MAGIC_MIN: u32 = 0x184D_2A50;
 pub const SKIPPABLE_MAGIC_MAX: u32 = 0x184D_2A5F;
 /// Uncompressed size of each legacy block (8 MiB).
 pub const LEGACY_BLOCK_SIZE: usize = 8 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| ((i / 7) % 251) as u8 ^ ((i * i) >> 13) as u8)
+            .collect()
+    }
+
+    #[test]
+    fn every_option_round_trips_one_shot_and_streaming() {
+        let data = sample(700_000);
+        let dict: Arc<[u8]> = sample(90_000).into();
+        for bs in [
+            BlockSize::Max64KB,
+            BlockSize::Max256KB,
+            BlockSize::Max1MB,
+            BlockSize::Max4MB,
+        ] {
+            for mode in [BlockMode::Linked, BlockMode::Independent] {
+                for flags in 0..16 {
+                    let opts = FrameOptions {
+                        block_size: bs,
+                        block_mode: mode,
+                        block_checksum: flags & 1 != 0,
+                        content_checksum: flags & 2 != 0,
+                        content_size: (flags & 4 != 0).then_some(0),
+                        dictionary: (flags & 8 != 0).then(|| dict.clone()),
+                        ..FrameOptions::default()
+                    };
+                    let c = compress(&data, &opts);
+                    let d = if flags & 8 != 0 {
+                        decompress_with_dict(&c, &dict)
+                    } else {
+                        decompress(&c)
+                    };
+                    assert_eq!(d.unwrap(), data, "{opts:?}");
+                    let mut out = Vec::new();
+                    let mut dec = if flags & 8 != 0 {
+                        FrameDecoder::with_dictionary(&c[..], &dict)
+                    } else {
+                        FrameDecoder::new(&c[..])
+                    };
+                    std::io::copy(&mut dec, &mut out).unwrap();
+                    assert_eq!(out, data, "streaming {opts:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn legacy_round_trips() {
+        let data = sample(9 << 20);
+        let c = compress(
+            &data,
+            &FrameOptions {
+                legacy: true,
+                ..FrameOptions::default()
+            },
+        );
+        assert_eq!(decompress(&c).unwrap(), data);
+    }
+}
