@@ -166,6 +166,12 @@ pub enum Error {
         /// The dictionary ID in the frame header.
         dict_id: u32,
     },
+    /// A decoder variant was requested that this CPU cannot run.
+    #[error("decoder variant {variant} is not available on this CPU")]
+    VariantUnavailable {
+        /// The variant's name.
+        variant: &'static str,
+    },
     /// An I/O error from the underlying reader or writer.
     #[error(transparent)]
     Io(#[from] std::io::Error),

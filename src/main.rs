@@ -1,2 +1,7 @@
-//! The `lzkit` command.
-fn main() {}
+//! The `lzkit` command: an `lz4`-compatible compressor (see `lzkit -H`).
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -9,7 +9,11 @@
 
 use super::{LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_MATCH, max_compressed_size};
 use crate::error::{Error, Result};
-use crate::kernels::{WILD_OVERRUN, wild_copy};
+use crate::kernels::Kernel;
+use crate::kernels::portable::Portable;
+
+/// Literal copies in the compressor use 16-byte portable chunks.
+type LiteralCopy = Portable<16>;
 
 /// Hash table entries: 2^13. The reference uses 2^13 16-bit entries for
 /// inputs under 64 KiB and 2^12 32-bit entries otherwise (16 KiB either way);
@@ -234,10 +238,10 @@ fn write_literals(dst: &mut [u8], op: usize, src: &[u8], n: usize) -> usize {
     } else {
         dst[op] = (n as u8) << 4;
     }
-    if n + WILD_OVERRUN <= src.len() && o + n + WILD_OVERRUN <= dst.len() {
+    if n + LiteralCopy::OVERRUN <= src.len() && o + n + LiteralCopy::OVERRUN <= dst.len() {
         // SAFETY: both checks above bound the chunked copy's reads and
-        // writes, which stop within WILD_OVERRUN bytes past `n`.
-        unsafe { wild_copy(dst.as_mut_ptr().add(o), src.as_ptr(), n) };
+        // writes, which stop within OVERRUN bytes past `n`.
+        unsafe { LiteralCopy::copy_literals(dst.as_mut_ptr().add(o), src.as_ptr(), n) };
     } else {
         dst[o..o + n].copy_from_slice(&src[..n]);
     }

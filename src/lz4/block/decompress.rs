@@ -1,11 +1,12 @@
-//! The LZ4 block decode loop.
+//! The LZ4 block decode loop, written once and instantiated per copy
+//! strategy ([`Kernel`]) in [`super::variant`].
 //!
-//! Two loops share the work. The *fast loop* runs while at least
-//! [`FAST_IN_MARGIN`] input bytes and [`FAST_OUT_MARGIN`] output bytes remain:
-//! there, chunked wild copies cannot leave the buffers, so literals and
-//! matches are copied with few branches. Near either end, or for a sequence
-//! too long to copy wildly, one *careful step* decodes a sequence with exact
-//! bounds and exact copies. Neither needs slack from the caller.
+//! Two loops share the work. The *fast loop* runs while enough input and
+//! output remain that the kernel's wild copies cannot leave the buffers
+//! ([`in_margin`], [`out_margin`]); there, literals and matches are copied
+//! with few branches. Near either end, or for a sequence too long to copy
+//! wildly, one *careful step* decodes a sequence with exact bounds and exact
+//! copies. Neither needs slack from the caller.
 //!
 //! Acceptance rules (the LZ4 block format's end conditions, checked exactly
 //! as the reference decoder checks them against the output capacity, so that
@@ -19,7 +20,7 @@
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 use crate::error::{BlockFault, Error, Result};
-use crate::kernels::{MATCH_OVERRUN, copy_match, wild_copy};
+use crate::kernels::Kernel;
 
 /// Token nibble value meaning "more length bytes follow".
 const RUN_MASK: usize = 15;
@@ -29,21 +30,38 @@ const LITERAL_INPUT_GUARD: usize = 2 + 1 + LAST_LITERALS;
 /// Match-length bytes may not run closer than this to the input end (a
 /// token and the last literals must still follow; same bound as the reference).
 const MATCH_LENGTH_INPUT_GUARD: usize = LAST_LITERALS - 1;
-/// Fast loop entry: input left. A short literal run is copied as one 16-byte
-/// chunk (token + 16 + offset fits), long runs must leave this much too.
-const FAST_IN_MARGIN: usize = 32;
-/// Fast loop entry: output left. A short literal run (<= 14 bytes, copied as
-/// 16) plus a short match (<= 18 bytes, copied with overrun) fit in it.
-const FAST_OUT_MARGIN: usize = 64;
+/// Longest literal run that the token alone encodes (copied without a
+/// length check in the fast loop).
+const SHORT_LITERALS: usize = RUN_MASK - 1;
 
-/// Decode the block `src` into `buf[start..]`, where `buf[..start]` is
-/// history that matches may reference (a dictionary or earlier blocks).
-/// Returns the number of bytes written after `start`.
-pub(crate) fn decode_with_prefix(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+/// Fast loop entry: input left. The token, a short literal run copied as
+/// whole chunks (up to the kernel's overrun), and after a short run the
+/// offset, a token and the last literals, all fit.
+const fn in_margin<K: Kernel>() -> usize {
+    let chunked = 1 + K::OVERRUN + 16;
+    let exact = 1 + SHORT_LITERALS + LITERAL_INPUT_GUARD;
+    if chunked > exact { chunked } else { exact }
+}
+
+/// Fast loop entry: output left. A short literal run copied as chunks, then
+/// a match of typical length copied wildly, fit, and a short run ends more
+/// than [`MF_LIMIT`] before the capacity.
+const fn out_margin<K: Kernel>() -> usize {
+    2 * K::OVERRUN + 32
+}
+
+/// Decode the block `src` into `buf[start..]` with kernel `K`, where
+/// `buf[..start]` is history that matches may reference (a dictionary or
+/// earlier blocks). Returns the number of bytes written after `start`.
+///
+/// Inlined into each variant's (possibly `#[target_feature]`) entry point,
+/// so the whole loop is compiled for that instruction set.
+#[inline(always)]
+pub(crate) fn decode<K: Kernel>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
     debug_assert!(start <= buf.len());
     let mut pos = Cursor { ip: 0, op: start };
     loop {
-        fast_loop(src, buf, &mut pos)?;
+        fast_loop::<K>(src, buf, &mut pos)?;
         if careful_step(src, buf, &mut pos)? {
             return Ok(pos.op - start);
         }
@@ -86,39 +104,43 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Result<usize> {
 /// Decode sequences while both buffers are far from their ends. Returns when
 /// the next sequence needs the careful step (`pos` then points at its token).
 #[inline(always)]
-fn fast_loop(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<()> {
+fn fast_loop<K: Kernel>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<()> {
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
     let sp = src.as_ptr();
     let bp = buf.as_mut_ptr();
-    while iend - ip >= FAST_IN_MARGIN && oend - op >= FAST_OUT_MARGIN {
+    while iend - ip >= in_margin::<K>() && oend - op >= out_margin::<K>() {
         let seq_start = ip;
-        let token = src[ip] as usize;
+        // SAFETY: ip < iend (loop condition).
+        let token = unsafe { *src.get_unchecked(ip) } as usize;
         ip += 1;
         let mut lit = token >> 4;
-        if lit < RUN_MASK {
-            // SAFETY: ip + 16 <= iend (FAST_IN_MARGIN = 32 before the token)
-            // and op + 16 <= oend (FAST_OUT_MARGIN); src and buf are distinct.
-            unsafe { wild_copy(bp.add(op), sp.add(ip), lit) };
+        if lit <= SHORT_LITERALS {
+            // SAFETY: in_margin covers ip + OVERRUN + 16 and out_margin
+            // covers op + OVERRUN; src and buf are distinct slices.
+            unsafe { K::copy_literals(bp.add(op), sp.add(ip), lit) };
         } else {
             lit += read_length(src, &mut ip, iend)?;
-            if lit + FAST_IN_MARGIN > iend - ip || lit + FAST_OUT_MARGIN > oend - op {
+            if lit + in_margin::<K>() > iend - ip || lit + out_margin::<K>() > oend - op {
                 pos.ip = seq_start;
                 pos.op = op;
                 return Ok(());
             }
-            // SAFETY: ip + lit + 32 <= iend and op + lit + 64 <= oend were just
-            // checked, more than WILD_OVERRUN past both ends of the copy.
-            unsafe { wild_copy(bp.add(op), sp.add(ip), lit) };
+            // SAFETY: ip + lit + in_margin <= iend and op + lit + out_margin
+            // <= oend were just checked; both margins exceed OVERRUN.
+            unsafe { K::copy_literals(bp.add(op), sp.add(ip), lit) };
         }
-        // Both conditions of a non-last literal run hold here: at least
-        // FAST_IN_MARGIN - 16 > LITERAL_INPUT_GUARD input bytes remain and the
-        // run ends more than MF_LIMIT before the capacity.
+        // A non-last literal run by the end conditions: at least
+        // LITERAL_INPUT_GUARD input bytes remain (in_margin) and the run ends
+        // more than MF_LIMIT before the capacity (out_margin).
         ip += lit;
         op += lit;
 
-        let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
+        // SAFETY: ip + LITERAL_INPUT_GUARD <= iend, see above.
+        let offset =
+            unsafe { u16::from_le_bytes([*src.get_unchecked(ip), *src.get_unchecked(ip + 1)]) }
+                as usize;
         check_offset(offset, op, ip)?;
         ip += 2;
         let mut len = token & 15;
@@ -126,10 +148,11 @@ fn fast_loop(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<()> {
             len += read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
         }
         len += MIN_MATCH;
-        if len <= oend - op - MATCH_OVERRUN.max(LAST_LITERALS) {
-            // SAFETY: offset <= op, so the source is inside buf and
-            // initialised; op + len + MATCH_OVERRUN <= oend was just checked.
-            unsafe { copy_match(bp.add(op), offset, len) };
+        if len + K::OVERRUN <= oend - op {
+            // SAFETY: 1 <= offset <= op, so the source is initialised history
+            // in buf; op + len + OVERRUN <= oend was just checked, and
+            // OVERRUN > LAST_LITERALS keeps the end condition.
+            unsafe { K::copy_match(bp.add(op), offset, len) };
             op += len;
         } else {
             op = exact_match(buf, op, offset, len, ip)?;

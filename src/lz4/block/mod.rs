@@ -16,10 +16,33 @@
 //!   [`Error::CorruptBlock`].
 
 mod compress;
+mod decoder;
 mod decompress;
+mod variant;
 
 pub(crate) use compress::Compressor;
-pub(crate) use decompress::decode_with_prefix;
+pub use decoder::{Decoder, MIN_TIMED_BYTES, VariantStats};
+pub use variant::Variant;
+
+use std::cell::RefCell;
+
+thread_local! {
+    /// The adaptive decoder behind [`decompress_into`]: one per thread, so
+    /// callers of the free function share what it learns without locking.
+    static THREAD_DECODER: RefCell<Decoder> = RefCell::new(Decoder::new());
+}
+
+/// Run `f` with this thread's adaptive decoder.
+pub(crate) fn with_thread_decoder<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
+    THREAD_DECODER.with(|d| match d.try_borrow_mut() {
+        Ok(mut d) => f(&mut d),
+        // Re-entered (cannot happen today): use a one-off decoder.
+        Err(_) => {
+            f(&mut Decoder::with_variant(Variant::Portable16)
+                .expect("portable is always available"))
+        }
+    })
+}
 
 use crate::error::{Error, Result};
 
@@ -105,8 +128,12 @@ pub fn compress_with_dict_into(
 ///
 /// Bytes of `dst` past the returned length are unspecified (they may have been
 /// used as scratch space) but are never read as match sources.
+///
+/// Uses this thread's adaptive [`Decoder`], which picks the fastest decode
+/// variant for the data as it goes; use a [`Decoder`] of your own per stream
+/// for better choices when one thread decodes several kinds of data.
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
-    decode_with_prefix(src, dst, 0)
+    with_thread_decoder(|d| d.decompress_into(src, dst))
 }
 
 /// Decompress a block compressed with a dictionary ([`compress_with_dict`]).
@@ -117,7 +144,7 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Res
     let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE)..];
     let mut buf = vec![0u8; dict.len() + dst.len()];
     buf[..dict.len()].copy_from_slice(dict);
-    let n = decode_with_prefix(src, &mut buf, dict.len())?;
+    let n = with_thread_decoder(|d| d.decode_with_prefix(src, &mut buf, dict.len()))?;
     dst[..n].copy_from_slice(&buf[dict.len()..dict.len() + n]);
     Ok(n)
 }

@@ -5,7 +5,7 @@
 use super::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic};
 use super::{BlockMode, LEGACY_BLOCK_SIZE};
 use crate::error::{Error, Result};
-use crate::lz4::block::{self, MAX_DISTANCE, decode_with_prefix};
+use crate::lz4::block::{self, Decoder, MAX_DISTANCE, with_thread_decoder};
 use std::io::{self, Read};
 use xxhash_rust::xxh32::{Xxh32, xxh32};
 
@@ -51,6 +51,7 @@ impl FrameState {
     /// `at` is the stream position of the block's size word.
     pub(crate) fn decode_block(
         &mut self,
+        decoder: &mut Decoder,
         data: &[u8],
         stored: bool,
         checksum: Option<u32>,
@@ -75,7 +76,8 @@ impl FrameState {
             buf[start..start + data.len()].copy_from_slice(data);
             data.len()
         } else {
-            decode_with_prefix(data, &mut buf[..start + capacity], start)
+            decoder
+                .decode_with_prefix(data, &mut buf[..start + capacity], start)
                 .map_err(|e| self.in_block(at, e))?
         };
         if let Some(h) = &mut self.hasher {
@@ -225,14 +227,11 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
             BlockMode::Linked => frame_start,
             BlockMode::Independent => filled,
         };
-        match state.decode_block(
-            data,
-            stored,
-            checksum,
-            &mut out[history..],
-            filled - history,
-            at,
-        ) {
+        let decoded = with_thread_decoder(|d| {
+            let buf = &mut out[history..];
+            state.decode_block(d, data, stored, checksum, buf, filled - history, at)
+        });
+        match decoded {
             Ok(n) => filled += n,
             Err(e) => {
                 out.truncate(filled);
@@ -269,7 +268,7 @@ fn decode_legacy_slice(input: &mut SliceInput<'_>, out: &mut Vec<u8>) -> Result<
         let data = input.take(len, "legacy block")?;
         let start = out.len();
         out.resize(start + LEGACY_BLOCK_SIZE, 0);
-        match decode_with_prefix(data, &mut out[start..], 0) {
+        match with_thread_decoder(|d| d.decode_with_prefix(data, &mut out[start..], 0)) {
             Ok(n) => out.truncate(start + n),
             Err(e) => {
                 return Err(Error::Block {
@@ -306,6 +305,8 @@ pub struct FrameDecoder<R: Read> {
     pending_magic: Option<(u32, u64)>,
     /// Compressed block being decoded.
     cbuf: Vec<u8>,
+    /// This stream's adaptive block decoder.
+    decoder: Decoder,
     /// History (dictionary or earlier blocks), then the decoded block.
     win: Vec<u8>,
     /// End of decoded data in `win`.
@@ -331,6 +332,7 @@ impl<R: Read> FrameDecoder<R> {
             legacy: false,
             pending_magic: None,
             cbuf: Vec::new(),
+            decoder: Decoder::new(),
             win: Vec::new(),
             filled: 0,
             out_pos: 0,
@@ -502,6 +504,7 @@ impl<R: Read> FrameDecoder<R> {
                 self.out_pos = self.filled;
                 let state = self.frame.as_mut().expect("in a frame");
                 let n = state.decode_block(
+                    &mut self.decoder,
                     &self.cbuf,
                     stored,
                     checksum,
@@ -536,13 +539,13 @@ impl<R: Read> FrameDecoder<R> {
         self.read_exact_at(len, "legacy block")?;
         self.out_pos = 0;
         self.filled = 0;
-        let n =
-            decode_with_prefix(&self.cbuf, &mut self.win[..LEGACY_BLOCK_SIZE], 0).map_err(|e| {
-                Error::Block {
-                    index: 0,
-                    at,
-                    source: Box::new(e),
-                }
+        let n = self
+            .decoder
+            .decode_with_prefix(&self.cbuf, &mut self.win[..LEGACY_BLOCK_SIZE], 0)
+            .map_err(|e| Error::Block {
+                index: 0,
+                at,
+                source: Box::new(e),
             })?;
         self.filled = n;
         Ok(())

@@ -1,0 +1,197 @@
+//! A multi-armed bandit that learns which of several interchangeable
+//! routines is cheapest, by Thompson sampling (as ClickHouse chooses its LZ4
+//! decoder variant per column reader).
+//!
+//! Each arm keeps the running mean and variance of its observed costs
+//! (Welford's method). To choose, the bandit draws, for every arm, a cost
+//! from a normal distribution centred on the arm's mean with the standard
+//! error of that mean as spread, and picks the arm with the smallest draw.
+//! Arms that look cheap, or that are still uncertain, get picked; an arm
+//! that is clearly slower is tried less and less often.
+//!
+//! The first observation of every arm is discarded (it pays for cold caches
+//! and branch predictors), and every arm is tried [`WARMUP_SAMPLES`] times
+//! before sampling starts, so the variance estimate means something.
+
+/// Timed observations per arm before Thompson sampling takes over.
+pub const WARMUP_SAMPLES: u32 = 2;
+
+/// Statistics of one arm.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ArmStats {
+    /// Times the arm was chosen (including the discarded first run).
+    pub pulls: u64,
+    /// Observations counted (the first is discarded).
+    pub samples: u32,
+    /// Mean observed cost.
+    pub mean: f64,
+    /// Sum of squared deviations from the mean (Welford's M2).
+    m2: f64,
+}
+
+impl ArmStats {
+    /// Sample variance of the observed costs.
+    pub fn variance(&self) -> f64 {
+        if self.samples < 2 {
+            0.0
+        } else {
+            self.m2 / (self.samples - 1) as f64
+        }
+    }
+
+    fn observe(&mut self, cost: f64) {
+        self.samples += 1;
+        let delta = cost - self.mean;
+        self.mean += delta / self.samples as f64;
+        self.m2 += delta * (cost - self.mean);
+    }
+}
+
+/// Thompson-sampling bandit over `n` arms minimising cost.
+#[derive(Debug, Clone)]
+pub struct Bandit {
+    arms: Vec<ArmStats>,
+    rng: u64,
+}
+
+impl Bandit {
+    /// A bandit over `arms` arms; `seed` makes its choices reproducible.
+    pub fn new(arms: usize, seed: u64) -> Self {
+        Bandit {
+            arms: vec![ArmStats::default(); arms],
+            rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Number of arms.
+    pub fn len(&self) -> usize {
+        self.arms.len()
+    }
+
+    /// True when there are no arms.
+    pub fn is_empty(&self) -> bool {
+        self.arms.is_empty()
+    }
+
+    /// Per-arm statistics.
+    pub fn stats(&self) -> &[ArmStats] {
+        &self.arms
+    }
+
+    /// Arm with the lowest mean cost among those past warm-up, if any.
+    pub fn best(&self) -> Option<usize> {
+        (0..self.arms.len())
+            .filter(|&i| self.arms[i].samples > 0)
+            .min_by(|&a, &b| self.arms[a].mean.total_cmp(&self.arms[b].mean))
+    }
+
+    /// Choose the arm to pull next.
+    pub fn choose(&mut self) -> usize {
+        // Warm-up: the least-tried arm until all have enough samples.
+        if let Some(i) = (0..self.arms.len()).find(|&i| self.arms[i].samples < WARMUP_SAMPLES) {
+            return i;
+        }
+        let mut best = 0;
+        let mut best_draw = f64::INFINITY;
+        for i in 0..self.arms.len() {
+            let a = self.arms[i];
+            let stderr = (a.variance() / a.samples as f64).sqrt();
+            let draw = a.mean + stderr * self.normal();
+            if draw < best_draw {
+                best_draw = draw;
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Record that `arm` was pulled; `cost` is its observed cost, or `None`
+    /// when the run was not measured (too small to time).
+    pub fn record(&mut self, arm: usize, cost: Option<f64>) {
+        let a = &mut self.arms[arm];
+        let first = a.pulls == 0;
+        a.pulls += 1;
+        if let Some(c) = cost {
+            if !first && c.is_finite() {
+                a.observe(c);
+            }
+        }
+    }
+
+    /// xorshift64* step.
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A standard normal draw (Box-Muller).
+    fn normal(&mut self) -> f64 {
+        let u1 = ((self.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+        let u2 = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Simulated arms: cost = mean * (1 + noise * N(0,1)).
+    fn simulate(means: &[f64], noise: f64, rounds: usize, seed: u64) -> (Bandit, f64) {
+        let mut b = Bandit::new(means.len(), seed);
+        let mut env = Bandit::new(1, seed.wrapping_add(1)); // a second RNG
+        let best = means.iter().copied().fold(f64::INFINITY, f64::min);
+        let mut regret = 0.0;
+        for _ in 0..rounds {
+            let i = b.choose();
+            let cost = means[i] * (1.0 + noise * env.normal());
+            regret += means[i] - best;
+            b.record(i, Some(cost));
+        }
+        (b, regret)
+    }
+
+    #[test]
+    fn converges_to_cheapest_arm() {
+        let means = [1.30, 1.00, 1.15, 2.0, 1.05];
+        let (b, _) = simulate(&means, 0.05, 2000, 7);
+        assert_eq!(b.best(), Some(1));
+        let pulls: Vec<u64> = b.stats().iter().map(|a| a.pulls).collect();
+        // The cheapest arm gets the large majority of pulls.
+        assert!(pulls[1] as f64 > 0.8 * 2000.0, "{pulls:?}");
+        // A clearly bad arm is abandoned after warm-up.
+        assert!(pulls[3] < 20, "{pulls:?}");
+    }
+
+    #[test]
+    fn regret_small_when_arms_nearly_equal() {
+        // Arms within 1% of each other and 5% noise: hard to tell apart, but
+        // cheap to confuse. Regret relative to total cost stays under 0.5%.
+        let means = [1.00, 1.005, 1.01, 1.008];
+        let rounds = 5000;
+        let (_, regret) = simulate(&means, 0.05, rounds, 11);
+        assert!(regret / (rounds as f64) < 0.005, "regret {regret}");
+    }
+
+    #[test]
+    fn first_observation_is_discarded() {
+        let mut b = Bandit::new(2, 1);
+        b.record(0, Some(1000.0));
+        assert_eq!(b.stats()[0].samples, 0);
+        b.record(0, Some(1.0));
+        assert_eq!(b.stats()[0].samples, 1);
+        assert_eq!(b.stats()[0].mean, 1.0);
+    }
+
+    #[test]
+    fn deterministic_for_a_seed() {
+        let means = [1.0, 1.02, 1.04];
+        let (a, _) = simulate(&means, 0.1, 500, 3);
+        let (b, _) = simulate(&means, 0.1, 500, 3);
+        assert_eq!(a.stats(), b.stats());
+    }
+}

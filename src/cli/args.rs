@@ -1,0 +1,403 @@
+//! Command-line parsing, in the style of the `lz4` command.
+//!
+//! The parser is hand-rolled rather than built on clap because lz4's syntax
+//! does not fit a declarative parser: levels are options made of digits
+//! (`-12`), short options aggregate with values inside them (`-9fc`, `-B4DX`),
+//! `-D` takes its value either attached (`-Ddict`) or as the next argument,
+//! and `--fast` has an optional `=N`.
+
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+
+use lzkit::lz4::frame::{BlockMode, BlockSize};
+
+/// What to do with each input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// No `-z`/`-d`/`-t`/`--list`: decompress a single input named `*.lz4`,
+    /// compress anything else (as lz4 does).
+    Auto,
+    /// `-z`: compress.
+    Compress,
+    /// `-d`: decompress.
+    Decompress,
+    /// `-t`: decode and discard, to check integrity.
+    Test,
+    /// `--list`: print frame information.
+    List,
+}
+
+/// Everything the command line asked for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Operation.
+    pub mode: Mode,
+    /// Compression level from `-#`, `--fast`, `--best`; `None` means the
+    /// `LZ4_CLEVEL` environment variable, else 1.
+    pub level: Option<i32>,
+    /// `-B4`..`-B7`.
+    pub block_size: BlockSize,
+    /// `-BD` / `-BI`.
+    pub block_mode: BlockMode,
+    /// `-BX`.
+    pub block_checksum: bool,
+    /// `--[no-]frame-crc`.
+    pub content_checksum: bool,
+    /// `--[no-]content-size`.
+    pub content_size: bool,
+    /// `-l`: legacy format.
+    pub legacy: bool,
+    /// `-D FILE`.
+    pub dictionary: Option<PathBuf>,
+    /// `-c`: write to standard output.
+    pub stdout: bool,
+    /// `-f`: overwrite without asking; read from a terminal.
+    pub force: bool,
+    /// `--rm`: remove the source after success (`-k` turns it back off).
+    pub remove_source: bool,
+    /// `-m`: every file name is an input.
+    pub multiple: bool,
+    /// Display level as in lz4: 0 silent, 1 errors, 2 warnings and progress
+    /// (default), 3 summaries (`-v`), 4 details (`-vv`).
+    pub verbosity: i32,
+    /// File names in order, `-` meaning standard input or output.
+    pub files: Vec<OsString>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: Mode::Auto,
+            level: None,
+            block_size: BlockSize::Max4MB,
+            block_mode: BlockMode::Independent,
+            block_checksum: false,
+            content_checksum: true,
+            content_size: false,
+            legacy: false,
+            dictionary: None,
+            stdout: false,
+            force: false,
+            remove_source: false,
+            multiple: false,
+            verbosity: 2,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// The result of parsing: run, or print something and exit.
+#[derive(Debug)]
+pub enum Command {
+    /// Process files with these options.
+    Run(Options),
+    /// `-h` / `--help`.
+    Help,
+    /// `-H`: help with examples and details.
+    LongHelp,
+    /// `-V` / `--version`.
+    Version,
+}
+
+/// Highest compression level (`--best`); higher requests are clamped to it as lz4 does.
+pub const MAX_LEVEL: i32 = 12;
+/// Largest `--fast=N` acceleration lz4 accepts (`LZ4_ACCELERATION_MAX`).
+const MAX_FAST: u32 = 65_537;
+
+/// Options as set by the program name: `unlz4` decompresses, `lz4cat`
+/// decompresses every file to standard output.
+pub fn defaults_for_program(argv0: Option<&OsStr>) -> Options {
+    let mut opts = Options::default();
+    let stem = argv0
+        .map(PathBuf::from)
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
+    match stem.as_deref() {
+        Some("unlz4") => opts.mode = Mode::Decompress,
+        Some("lz4cat") => {
+            opts.mode = Mode::Decompress;
+            opts.stdout = true;
+            opts.multiple = true;
+        }
+        _ => {}
+    }
+    opts
+}
+
+/// Parse the arguments after the program name, starting from `opts`.
+/// Errors are one-line usage messages.
+pub fn parse<I>(args: I, mut opts: Options) -> Result<Command, String>
+where
+    I: IntoIterator<Item = OsString>,
+{
+    let mut args = args.into_iter();
+    let mut only_files = false;
+    while let Some(arg) = args.next() {
+        if only_files || arg == "-" || !arg.as_encoded_bytes().starts_with(b"-") {
+            opts.files.push(arg);
+            continue;
+        }
+        let Some(text) = arg.to_str() else {
+            return Err(format!("invalid option: {}", arg.to_string_lossy()));
+        };
+        if text == "--" {
+            only_files = true;
+        } else if let Some(long) = text.strip_prefix("--") {
+            if let Some(cmd) = parse_long(long, &mut opts)? {
+                return Ok(cmd);
+            }
+        } else if let Some(cmd) = parse_short(&text[1..], &mut args, &mut opts)? {
+            return Ok(cmd);
+        }
+    }
+    Ok(Command::Run(opts))
+}
+
+/// One `--name[=value]` option. Returns a command when it ends parsing.
+fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String> {
+    let (name, value) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (long, None),
+    };
+    // Only --fast takes a value; catch `--force=1` rather than ignore it.
+    if value.is_some() && name != "fast" {
+        return Err(format!("option --{name} takes no value"));
+    }
+    match name {
+        "compress" => opts.mode = Mode::Compress,
+        "decompress" | "uncompress" => opts.mode = Mode::Decompress,
+        "test" => opts.mode = Mode::Test,
+        "list" => opts.mode = Mode::List,
+        "stdout" | "to-stdout" => opts.stdout = true,
+        "force" => opts.force = true,
+        "no-force" => opts.force = false,
+        "keep" => opts.remove_source = false,
+        "rm" => opts.remove_source = true,
+        "multiple" => opts.multiple = true,
+        "verbose" => opts.verbosity += 1,
+        "quiet" => opts.verbosity -= 1,
+        "content-size" => opts.content_size = true,
+        "no-content-size" => opts.content_size = false,
+        "frame-crc" => opts.content_checksum = true,
+        "no-frame-crc" => opts.content_checksum = false,
+        "best" => opts.level = Some(MAX_LEVEL),
+        "fast" => {
+            let n = match value {
+                None => 1,
+                Some(v) => match v.parse::<u32>() {
+                    Ok(n) if n >= 1 => n.min(MAX_FAST),
+                    _ => {
+                        return Err(format!(
+                            "invalid --fast value '{v}': expected an integer >= 1"
+                        ));
+                    }
+                },
+            };
+            // `n` is at most MAX_FAST, so the cast cannot wrap.
+            opts.level = Some(-(n as i32));
+        }
+        // Accepted for compatibility with lz4 scripts. Sparse output and
+        // favor-decSpeed only change how data is written or which HC matches
+        // are chosen, never what decodes, so ignoring them is safe.
+        "sparse" | "no-sparse" | "favor-decSpeed" => {}
+        "help" => return Ok(Some(Command::Help)),
+        "version" => return Ok(Some(Command::Version)),
+        _ => return Err(format!("unknown option --{name}")),
+    }
+    Ok(None)
+}
+
+/// One cluster of short options (the text after `-`). It may continue
+/// with the next argument (`-D FILE`). Returns a command when it ends parsing.
+fn parse_short<I>(
+    cluster: &str,
+    rest: &mut I,
+    opts: &mut Options,
+) -> Result<Option<Command>, String>
+where
+    I: Iterator<Item = OsString>,
+{
+    let bytes = cluster.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        i += 1;
+        match c {
+            b'0'..=b'9' => {
+                let (n, used) = read_number(&bytes[i - 1..]);
+                i += used - 1;
+                opts.level = Some(n.min(MAX_LEVEL as u64) as i32);
+            }
+            b'B' => {
+                let start = i;
+                // lz4 reads D/I/X and numbers after B until anything else,
+                // which is then an ordinary short option again (`-BDc`).
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'D' => opts.block_mode = BlockMode::Linked,
+                        b'I' => opts.block_mode = BlockMode::Independent,
+                        b'X' => opts.block_checksum = true,
+                        b'0'..=b'9' => {
+                            let (n, used) = read_number(&bytes[i..]);
+                            opts.block_size = block_size_from_number(n)?;
+                            i += used;
+                            continue;
+                        }
+                        _ => break,
+                    }
+                    i += 1;
+                }
+                if i == start {
+                    return Err("option -B needs a block size (4-7) or D, I or X".into());
+                }
+            }
+            b'D' => {
+                let path = if i < bytes.len() {
+                    // `-Dfile`: the rest of the argument is the name.
+                    OsString::from(&cluster[i..])
+                } else {
+                    rest.next()
+                        .ok_or_else(|| "option -D needs a dictionary file name".to_string())?
+                };
+                opts.dictionary = Some(PathBuf::from(path));
+                return Ok(None);
+            }
+            b'z' => opts.mode = Mode::Compress,
+            b'd' => opts.mode = Mode::Decompress,
+            b't' => opts.mode = Mode::Test,
+            b'c' => opts.stdout = true,
+            b'f' => opts.force = true,
+            b'k' => opts.remove_source = false,
+            b'm' => opts.multiple = true,
+            b'l' => opts.legacy = true,
+            b'q' => opts.verbosity -= 1,
+            b'v' => opts.verbosity += 1,
+            b'h' => return Ok(Some(Command::Help)),
+            b'H' => return Ok(Some(Command::LongHelp)),
+            b'V' => return Ok(Some(Command::Version)),
+            b'r' => return Err("option -r (recursive) is not supported".into()),
+            b'b' | b'e' | b'i' | b'T' => {
+                return Err(format!(
+                    "option -{} (benchmark/threads) is not supported",
+                    c as char
+                ));
+            }
+            _ => {
+                let shown = cluster[i - 1..].chars().next().unwrap_or('?');
+                return Err(format!("unknown option -{shown}"));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Read the decimal number at the start of `digits` (which starts with a
+/// digit); saturates instead of overflowing. Returns the value and the
+/// number of digits consumed.
+fn read_number(digits: &[u8]) -> (u64, usize) {
+    let mut n: u64 = 0;
+    let mut used = 0;
+    for &d in digits.iter().take_while(|d| d.is_ascii_digit()) {
+        n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+        used += 1;
+    }
+    (n, used)
+}
+
+/// `-B#`: 4..=7 is a block-size code; 32 or more is a size in bytes, rounded
+/// up to the next size the frame format has (lz4 accepts both forms).
+fn block_size_from_number(n: u64) -> Result<BlockSize, String> {
+    if let Some(bs) = u8::try_from(n).ok().and_then(BlockSize::from_code) {
+        return Ok(bs);
+    }
+    if n >= 32 {
+        let sizes = [
+            BlockSize::Max64KB,
+            BlockSize::Max256KB,
+            BlockSize::Max1MB,
+            BlockSize::Max4MB,
+        ];
+        return Ok(sizes
+            .into_iter()
+            .find(|bs| bs.bytes() as u64 >= n)
+            .unwrap_or(BlockSize::Max4MB));
+    }
+    Err(format!(
+        "invalid block size -B{n}: use 4-7 or a size in bytes of 32 or more"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Options {
+        match parse(args.iter().map(OsString::from), Options::default()) {
+            Ok(Command::Run(o)) => o,
+            other => panic!("unexpected parse result {other:?}"),
+        }
+    }
+
+    #[test]
+    fn levels_and_aggregates() {
+        let o = run(&["-12"]);
+        assert_eq!(o.level, Some(12));
+        let o = run(&["-9fc", "x"]);
+        assert_eq!((o.level, o.force, o.stdout), (Some(9), true, true));
+        assert_eq!(o.files, vec![OsString::from("x")]);
+        assert_eq!(run(&["-99"]).level, Some(12));
+        assert_eq!(run(&["--fast"]).level, Some(-1));
+        assert_eq!(run(&["--fast=3"]).level, Some(-3));
+        assert_eq!(run(&["--best"]).level, Some(12));
+        let o = run(&["-vd"]);
+        assert_eq!((o.verbosity, o.mode), (3, Mode::Decompress));
+    }
+
+    #[test]
+    fn block_options() {
+        let o = run(&["-B4DXc"]);
+        assert_eq!(o.block_size, BlockSize::Max64KB);
+        assert_eq!(o.block_mode, BlockMode::Linked);
+        assert!(o.block_checksum && o.stdout);
+        let o = run(&["-B5", "-BD", "-BI"]);
+        assert_eq!(o.block_size, BlockSize::Max256KB);
+        assert_eq!(o.block_mode, BlockMode::Independent);
+        assert_eq!(run(&["-B100000"]).block_size, BlockSize::Max256KB);
+        assert!(parse(["-B"].map(OsString::from), Options::default()).is_err());
+        assert!(parse(["-B9"].map(OsString::from), Options::default()).is_err());
+    }
+
+    #[test]
+    fn dictionary_forms() {
+        assert_eq!(
+            run(&["-Dd.bin", "x"]).dictionary,
+            Some(PathBuf::from("d.bin"))
+        );
+        let o = run(&["-D", "d.bin", "x"]);
+        assert_eq!(o.dictionary, Some(PathBuf::from("d.bin")));
+        assert_eq!(o.files, vec![OsString::from("x")]);
+        assert!(parse(["-D"].map(OsString::from), Options::default()).is_err());
+    }
+
+    #[test]
+    fn files_and_end_of_options() {
+        let o = run(&["-", "--", "-d"]);
+        assert_eq!(o.files, vec![OsString::from("-"), OsString::from("-d")]);
+        assert_eq!(o.mode, Mode::Auto);
+        assert!(parse(["--nope"].map(OsString::from), Options::default()).is_err());
+        assert!(parse(["--force=1"].map(OsString::from), Options::default()).is_err());
+    }
+
+    #[test]
+    fn program_names() {
+        let o = defaults_for_program(Some(OsStr::new("/usr/bin/lz4cat")));
+        assert!(o.stdout && o.multiple && o.mode == Mode::Decompress);
+        assert_eq!(
+            defaults_for_program(Some(OsStr::new("unlz4"))).mode,
+            Mode::Decompress
+        );
+        assert_eq!(
+            defaults_for_program(Some(OsStr::new("lzkit"))).mode,
+            Mode::Auto
+        );
+    }
+}

@@ -1,0 +1,242 @@
+//! `--list`: describe the frames of `.lz4` files without decoding them.
+//!
+//! The default view is one line per file, with lz4's column names and its
+//! `B<size code><I|D>` block notation (`B7I` = 4 MiB independent blocks).
+//! With `-v` every frame gets its own line with exact byte counts.
+
+use std::fmt::Write as _;
+
+use lzkit::lz4::frame::{BlockMode, BlockSize, FrameInfo, FrameKind};
+
+/// lz4's name for a frame kind.
+fn kind_name(kind: FrameKind) -> &'static str {
+    match kind {
+        FrameKind::Standard => "LZ4Frame",
+        FrameKind::Legacy => "LegacyFrame",
+        FrameKind::Skippable => "SkippableFrame",
+    }
+}
+
+/// `B7I`-style code of a standard frame's block settings.
+fn block_code(size: BlockSize, mode: BlockMode) -> String {
+    let m = match mode {
+        BlockMode::Independent => 'I',
+        BlockMode::Linked => 'D',
+    };
+    format!("B{}{m}", size as u8)
+}
+
+/// Readable block size: `64 KiB` .. `4 MiB`.
+fn block_bytes(size: BlockSize) -> String {
+    let b = size.bytes();
+    if b >= 1 << 20 {
+        format!("{} MiB", b >> 20)
+    } else {
+        format!("{} KiB", b >> 10)
+    }
+}
+
+/// Which checksums a frame carries.
+fn checksums(f: &FrameInfo) -> &'static str {
+    match (f.content_checksum, f.block_checksum) {
+        (true, true) => "content,block",
+        (true, false) => "content",
+        (false, true) => "block",
+        (false, false) => "-",
+    }
+}
+
+/// `1234` as `1.21 KiB` (binary units, two decimals), below 1 KiB in bytes.
+pub fn human_size(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.2} {}", UNITS[unit])
+}
+
+/// Compressed size as a percentage of the decoded size, lz4's convention.
+fn ratio(compressed: u64, decoded: Option<u64>) -> String {
+    match decoded {
+        Some(d) if d > 0 => format!("{:.2}%", compressed as f64 * 100.0 / d as f64),
+        _ => "-".into(),
+    }
+}
+
+/// One value if all items agree, `Mixed` if not, `-` if there are none.
+fn agreed<I: Iterator<Item = String>>(mut items: I) -> String {
+    let Some(first) = items.next() else {
+        return "-".into();
+    };
+    if items.all(|x| x == first) {
+        first
+    } else {
+        "Mixed".into()
+    }
+}
+
+/// Header of the one-line-per-file view.
+pub fn summary_header() -> String {
+    format!(
+        "{:>6}  {:<14}  {:<5}  {:<13}  {:>12}  {:>12}  {:>7}  Filename",
+        "Frames", "Type", "Block", "Checksum", "Compressed", "Uncompressed", "Ratio"
+    )
+}
+
+/// The line of one file in the default view.
+pub fn summary_line(name: &str, frames: &[FrameInfo]) -> String {
+    let standard = || frames.iter().filter(|f| f.kind == FrameKind::Standard);
+    let kind = agreed(frames.iter().map(|f| kind_name(f.kind).to_string()));
+    let block = agreed(standard().map(|f| match (f.block_size, f.block_mode) {
+        (Some(s), Some(m)) => block_code(s, m),
+        _ => "?".into(),
+    }));
+    let check = agreed(standard().map(|f| checksums(f).to_string()));
+    let compressed: u64 = frames.iter().map(|f| f.compressed_size).sum();
+    // The decoded size is known only if every data frame stores it.
+    let decoded = frames
+        .iter()
+        .filter(|f| f.kind != FrameKind::Skippable)
+        .try_fold(0u64, |acc, f| f.content_size.map(|c| acc.saturating_add(c)));
+    format!(
+        "{:>6}  {:<14}  {:<5}  {:<13}  {:>12}  {:>12}  {:>7}  {name}",
+        frames.len(),
+        kind,
+        block,
+        check,
+        human_size(compressed),
+        decoded.map_or_else(|| "-".into(), human_size),
+        ratio(compressed, decoded),
+    )
+}
+
+/// The per-frame table of one file (`-v`).
+pub fn detailed(name: &str, frames: &[FrameInfo]) -> String {
+    let mut out = String::new();
+    let plural = if frames.len() == 1 { "" } else { "s" };
+    let _ = writeln!(out, "{name}: {} frame{plural}", frames.len());
+    let _ = writeln!(
+        out,
+        "{:>6}  {:<14}  {:>12}  {:<5}  {:<7}  {:<11}  {:<13}  {:>10}  {:>8}  {:>14}  {:>14}  {:>7}",
+        "Frame",
+        "Type",
+        "Offset",
+        "Block",
+        "Size",
+        "Mode",
+        "Checksum",
+        "DictID",
+        "Blocks",
+        "Compressed",
+        "Uncompressed",
+        "Ratio"
+    );
+    for (i, f) in frames.iter().enumerate() {
+        let (code, size, mode) = match (f.block_size, f.block_mode) {
+            (Some(s), Some(m)) => (
+                block_code(s, m),
+                block_bytes(s),
+                match m {
+                    BlockMode::Independent => "independent",
+                    BlockMode::Linked => "linked",
+                },
+            ),
+            _ if f.kind == FrameKind::Legacy => ("-".into(), "8 MiB".into(), "independent"),
+            _ => ("-".into(), "-".into(), "-"),
+        };
+        let dict = f
+            .dict_id
+            .map_or_else(|| "-".into(), |d| format!("{d:#010x}"));
+        let decoded = f.content_size.map_or_else(|| "-".into(), |c| c.to_string());
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<14}  {:>12}  {:<5}  {:<7}  {:<11}  {:<13}  {:>10}  {:>8}  {:>14}  {:>14}  {:>7}",
+            i + 1,
+            kind_name(f.kind),
+            f.offset,
+            code,
+            size,
+            mode,
+            if f.kind == FrameKind::Standard {
+                checksums(f)
+            } else {
+                "-"
+            },
+            dict,
+            f.blocks,
+            f.compressed_size,
+            decoded,
+            ratio(f.compressed_size, f.content_size),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(kind: FrameKind, size: Option<BlockSize>, content: Option<u64>) -> FrameInfo {
+        FrameInfo {
+            kind,
+            offset: 0,
+            compressed_size: 1000,
+            content_size: content,
+            block_size: size,
+            block_mode: size.map(|_| BlockMode::Linked),
+            block_checksum: true,
+            content_checksum: true,
+            dict_id: None,
+            blocks: 1,
+        }
+    }
+
+    #[test]
+    fn summary_shows_block_code_and_ratio() {
+        let f = [frame(
+            FrameKind::Standard,
+            Some(BlockSize::Max64KB),
+            Some(4000),
+        )];
+        let line = summary_line("x.lz4", &f);
+        assert!(line.contains("B4D"), "{line}");
+        assert!(line.contains("25.00%"), "{line}");
+        assert!(line.contains("content,block"), "{line}");
+        let two = [
+            f[0].clone(),
+            frame(FrameKind::Standard, Some(BlockSize::Max4MB), None),
+        ];
+        let line = summary_line("x.lz4", &two);
+        assert!(
+            line.contains("Mixed") && line.ends_with("-  x.lz4"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn detail_lists_every_frame() {
+        let f = [
+            frame(FrameKind::Standard, Some(BlockSize::Max256KB), None),
+            frame(FrameKind::Skippable, None, None),
+        ];
+        let text = detailed("x.lz4", &f);
+        assert!(
+            text.contains("2 frames") && text.contains("256 KiB"),
+            "{text}"
+        );
+        assert!(text.contains("SkippableFrame"), "{text}");
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(1536), "1.50 KiB");
+        assert_eq!(human_size(4 << 20), "4.00 MiB");
+    }
+}

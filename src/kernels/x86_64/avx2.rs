@@ -1,0 +1,67 @@
+//! AVX2: 32-byte chunks; offsets below 16 from a per-lane `vpshufb` pattern
+//! of a 16-byte window broadcast to both lanes.
+
+use super::ssse3::chunks16;
+use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use core::arch::x86_64::*;
+
+/// 32-byte kernel. Requires AVX2.
+pub(crate) struct Avx2;
+
+/// # Safety
+/// `src .. src + len + 32` readable, `dst .. dst + len + 32` writable, each
+/// chunk's source before its destination; AVX2 available.
+#[inline(always)]
+unsafe fn chunks32(dst: *mut u8, src: *const u8, len: usize) {
+    let mut i = 0;
+    loop {
+        // SAFETY: i < len, chunk in bounds by the caller's contract.
+        unsafe { _mm256_storeu_si256(dst.add(i).cast(), _mm256_loadu_si256(src.add(i).cast())) };
+        i += 32;
+        if i >= len {
+            break;
+        }
+    }
+}
+
+impl Kernel for Avx2 {
+    const OVERRUN: usize = 32;
+
+    #[inline(always)]
+    unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { chunks32(dst, src, len) }
+    }
+
+    #[inline(always)]
+    unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
+        // SAFETY: see `Kernel::copy_match`; chunk widths never exceed the
+        // offset; the pattern load ends before dst + 16; stores end before
+        // dst + len + 32.
+        unsafe {
+            let src = dst.sub(offset);
+            if offset >= 32 {
+                chunks32(dst, src, len);
+            } else if offset >= 16 {
+                chunks16(dst, src, len);
+            } else {
+                // Every index i % offset is below 16, so the shuffle can
+                // stay within each lane of the broadcast window.
+                let window = _mm256_broadcastsi128_si256(_mm_loadu_si128(src.cast()));
+                let p = _mm256_shuffle_epi8(
+                    window,
+                    _mm256_loadu_si256(PATTERN_INDEX[offset].as_ptr().cast()),
+                );
+                let step = pattern_step(32, offset);
+                let mut i = 0;
+                loop {
+                    _mm256_storeu_si256(dst.add(i).cast(), p);
+                    i += step;
+                    if i >= len {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! AVX-512 with VBMI: 64-byte chunks; every offset below 64 from one `vpermb`
+//! of a 64-byte window, so even offsets 16..63 need no load in the loop.
+
+use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use core::arch::x86_64::*;
+
+/// 64-byte kernel. Requires AVX-512 F, BW and VBMI.
+pub(crate) struct Avx512Vbmi;
+
+/// # Safety
+/// `src .. src + len + 64` readable, `dst .. dst + len + 64` writable, each
+/// chunk's source before its destination; AVX-512F available.
+#[inline(always)]
+unsafe fn chunks64(dst: *mut u8, src: *const u8, len: usize) {
+    let mut i = 0;
+    loop {
+        // SAFETY: i < len, chunk in bounds by the caller's contract.
+        unsafe { _mm512_storeu_si512(dst.add(i).cast(), _mm512_loadu_si512(src.add(i).cast())) };
+        i += 64;
+        if i >= len {
+            break;
+        }
+    }
+}
+
+impl Kernel for Avx512Vbmi {
+    const OVERRUN: usize = 64;
+
+    #[inline(always)]
+    unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { chunks64(dst, src, len) }
+    }
+
+    #[inline(always)]
+    unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
+        // SAFETY: see `Kernel::copy_match`; the window load ends before
+        // dst + 64 = dst + OVERRUN and only its first `offset` bytes are
+        // selected; stores end before dst + len + 64.
+        unsafe {
+            let src = dst.sub(offset);
+            if offset >= 64 {
+                chunks64(dst, src, len);
+            } else {
+                let window = _mm512_loadu_si512(src.cast());
+                let idx = _mm512_loadu_si512(PATTERN_INDEX[offset].as_ptr().cast());
+                let p = _mm512_permutexvar_epi8(idx, window);
+                let step = pattern_step(64, offset);
+                let mut i = 0;
+                loop {
+                    _mm512_storeu_si512(dst.add(i).cast(), p);
+                    i += step;
+                    if i >= len {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! SSSE3: 16-byte chunks; offsets below 16 from a `pshufb` pattern.
+
+use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use core::arch::x86_64::*;
+
+/// 16-byte kernel with a `pshufb` pattern register. Requires SSSE3.
+pub(crate) struct Ssse3;
+
+/// # Safety
+/// `src .. src + len + 16` readable, `dst .. dst + len + 16` writable, each
+/// chunk's source before its destination; SSSE3 available.
+#[inline(always)]
+pub(super) unsafe fn chunks16(dst: *mut u8, src: *const u8, len: usize) {
+    let mut i = 0;
+    loop {
+        // SAFETY: i < len, chunk in bounds by the caller's contract.
+        unsafe { _mm_storeu_si128(dst.add(i).cast(), _mm_loadu_si128(src.add(i).cast())) };
+        i += 16;
+        if i >= len {
+            break;
+        }
+    }
+}
+
+/// A 16-byte register holding the `offset` bytes at `src` repeated.
+///
+/// # Safety
+/// `src .. src + 16` readable; `offset` in 1..16; SSSE3 available.
+#[inline(always)]
+pub(super) unsafe fn pattern16(src: *const u8, offset: usize) -> __m128i {
+    // SAFETY: 16 readable bytes at src (caller); the index row is 64 bytes.
+    unsafe {
+        let window = _mm_loadu_si128(src.cast());
+        _mm_shuffle_epi8(
+            window,
+            _mm_loadu_si128(PATTERN_INDEX[offset].as_ptr().cast()),
+        )
+    }
+}
+
+impl Kernel for Ssse3 {
+    const OVERRUN: usize = 16;
+
+    #[inline(always)]
+    unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { chunks16(dst, src, len) }
+    }
+
+    #[inline(always)]
+    unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
+        // SAFETY: see `Kernel::copy_match`; the pattern load ends before
+        // dst + 16 and stores end before dst + len + 16.
+        unsafe {
+            let src = dst.sub(offset);
+            if offset >= 16 {
+                chunks16(dst, src, len);
+            } else {
+                let p = pattern16(src, offset);
+                let step = pattern_step(16, offset);
+                let mut i = 0;
+                loop {
+                    _mm_storeu_si128(dst.add(i).cast(), p);
+                    i += step;
+                    if i >= len {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! [`Decoder`]: a block decoder that chooses its variant at run time.
+
+use super::variant::{DecodeFn, Variant};
+use crate::bandit::{ArmStats, Bandit};
+use crate::error::{Error, Result};
+use std::time::Instant;
+
+/// Blocks that decode to fewer bytes than this are not timed: the clock's
+/// resolution and call overhead (~20-50 ns) would swamp the measurement.
+/// ClickHouse uses 32 KiB; at 16 KiB a block still takes several
+/// microseconds on the fastest variant, and more small-block streams learn.
+pub const MIN_TIMED_BYTES: usize = 16 << 10;
+
+/// How a [`Decoder`] picks its variant for each block.
+#[derive(Debug, Clone)]
+enum Mode {
+    /// Thompson sampling over the available variants.
+    Adaptive(Bandit),
+    /// Always the same variant.
+    Fixed,
+    /// Each variant in turn (benchmarks and tests).
+    RoundRobin(usize),
+}
+
+/// What a [`Decoder`] has learned about one variant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VariantStats {
+    /// The variant.
+    pub variant: Variant,
+    /// Blocks it decoded.
+    pub blocks: u64,
+    /// Timed blocks counted (the first is discarded as cold).
+    pub timed: u32,
+    /// Mean decode time per output byte, in nanoseconds (0 if never timed).
+    pub ns_per_byte: f64,
+}
+
+/// An LZ4 block decoder with state: one per stream (as ClickHouse keeps one
+/// per column reader), so it learns which decode variant is fastest for that
+/// stream's data on this CPU.
+///
+/// Every variant decodes exactly the same bytes and accepts exactly the same
+/// blocks; they differ only in speed.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    arms: Vec<(Variant, DecodeFn)>,
+    mode: Mode,
+    /// Blocks decoded per arm (all modes).
+    blocks: Vec<u64>,
+    /// Arm used for the last block.
+    last: usize,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    /// An adaptive decoder over every variant this CPU can run.
+    pub fn new() -> Self {
+        // Any varying seed will do; choices only affect speed.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let seed = now.as_nanos() as u64 ^ ((std::process::id() as u64) << 32);
+        Decoder::with_seed(seed)
+    }
+
+    /// An adaptive decoder whose choices are reproducible for `seed`.
+    pub fn with_seed(seed: u64) -> Self {
+        let arms = available_arms();
+        let n = arms.len();
+        Decoder {
+            arms,
+            mode: Mode::Adaptive(Bandit::new(n, seed)),
+            blocks: vec![0; n],
+            last: 0,
+        }
+    }
+
+    /// A decoder that always uses `variant`. Fails if this CPU cannot run it.
+    pub fn with_variant(variant: Variant) -> Result<Self> {
+        let entry = variant.entry().ok_or(Error::VariantUnavailable {
+            variant: variant.name(),
+        })?;
+        Ok(Decoder {
+            arms: vec![(variant, entry)],
+            mode: Mode::Fixed,
+            blocks: vec![0],
+            last: 0,
+        })
+    }
+
+    /// A decoder that uses each available variant in turn, block by block.
+    pub fn round_robin() -> Self {
+        let arms = available_arms();
+        let n = arms.len();
+        Decoder {
+            arms,
+            mode: Mode::RoundRobin(0),
+            blocks: vec![0; n],
+            last: 0,
+        }
+    }
+
+    /// Decompress the block `src` into `dst` (capacity `dst.len()`), exactly
+    /// like [`super::decompress_into`].
+    pub fn decompress_into(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.decode_with_prefix(src, dst, 0)
+    }
+
+    /// Decode `src` into `buf[start..]` with `buf[..start]` as history.
+    pub(crate) fn decode_with_prefix(
+        &mut self,
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Result<usize> {
+        let arm = match &mut self.mode {
+            Mode::Fixed => 0,
+            Mode::RoundRobin(next) => {
+                let a = *next;
+                *next = (a + 1) % self.arms.len();
+                a
+            }
+            Mode::Adaptive(bandit) => bandit.choose(),
+        };
+        self.last = arm;
+        self.blocks[arm] += 1;
+        let entry = self.arms[arm].1;
+        let Mode::Adaptive(bandit) = &mut self.mode else {
+            return entry(src, buf, start);
+        };
+        // Time only blocks big enough to measure; the capacity is a cheap
+        // upper bound of the output known before decoding.
+        if buf.len() - start < MIN_TIMED_BYTES {
+            let r = entry(src, buf, start);
+            bandit.record(arm, None);
+            return r;
+        }
+        let t0 = Instant::now();
+        let r = entry(src, buf, start);
+        let elapsed = t0.elapsed();
+        let cost = match &r {
+            Ok(n) if *n >= MIN_TIMED_BYTES => Some(elapsed.as_nanos() as f64 / *n as f64),
+            _ => None,
+        };
+        bandit.record(arm, cost);
+        r
+    }
+
+    /// The variant that decoded the last block.
+    pub fn last_variant(&self) -> Variant {
+        self.arms[self.last].0
+    }
+
+    /// The variant this decoder currently believes fastest (for a fixed
+    /// decoder, its variant).
+    pub fn preferred(&self) -> Variant {
+        match &self.mode {
+            Mode::Adaptive(b) => self.arms[b.best().unwrap_or(0)].0,
+            _ => self.arms[0].0,
+        }
+    }
+
+    /// What the decoder has observed, per variant.
+    pub fn stats(&self) -> Vec<VariantStats> {
+        let bandit_stats: Option<&[ArmStats]> = match &self.mode {
+            Mode::Adaptive(b) => Some(b.stats()),
+            _ => None,
+        };
+        self.arms
+            .iter()
+            .enumerate()
+            .map(|(i, &(variant, _))| {
+                let s = bandit_stats.map(|s| s[i]).unwrap_or_default();
+                VariantStats {
+                    variant,
+                    blocks: self.blocks[i],
+                    timed: s.samples,
+                    ns_per_byte: s.mean,
+                }
+            })
+            .collect()
+    }
+}
+
+fn available_arms() -> Vec<(Variant, DecodeFn)> {
+    Variant::available()
+        .iter()
+        .map(|&v| (v, v.entry().expect("available variants have entries")))
+        .collect()
+}

@@ -1,0 +1,204 @@
+//! The decoder variants: the one decode loop ([`super::decompress::decode`])
+//! instantiated per copy kernel and instruction set, and the runtime CPU
+//! detection that says which of them this machine can run.
+
+use super::decompress::decode;
+use crate::error::Result;
+use crate::kernels::portable::Portable;
+use std::sync::OnceLock;
+
+/// A decode entry point: `(src, buf, start)` decodes `src` into
+/// `buf[start..]` with `buf[..start]` as history.
+pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Result<usize>;
+
+/// One instantiation of the LZ4 block decode loop: a copy width and the
+/// instruction set its kernels use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Variant {
+    /// Portable Rust, 8-byte chunks.
+    Portable8,
+    /// Portable Rust, 16-byte chunks.
+    Portable16,
+    /// Portable Rust, 32-byte chunks.
+    Portable32,
+    /// Portable Rust, 64-byte chunks.
+    Portable64,
+    /// x86-64 SSSE3: 16-byte chunks, `pshufb` pattern fill.
+    Ssse3x16,
+    /// x86-64 AVX2: 32-byte chunks, `vpshufb` pattern fill.
+    Avx2x32,
+    /// x86-64 AVX-512 VBMI: 64-byte chunks, `vpermb` pattern fill.
+    Avx512x64,
+    /// AArch64 NEON: 16-byte chunks, `tbl` pattern fill.
+    Neon16,
+    /// AArch64 NEON: 32-byte chunks (two registers).
+    Neon32,
+    /// AArch64 NEON: 64-byte chunks (four registers).
+    Neon64,
+}
+
+impl Variant {
+    /// Every variant this build knows, available or not.
+    pub const ALL: &'static [Variant] = &[
+        Variant::Portable8,
+        Variant::Portable16,
+        Variant::Portable32,
+        Variant::Portable64,
+        Variant::Ssse3x16,
+        Variant::Avx2x32,
+        Variant::Avx512x64,
+        Variant::Neon16,
+        Variant::Neon32,
+        Variant::Neon64,
+    ];
+
+    /// Short name, as used by the CLI and in benchmark tables.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Portable8 => "portable8",
+            Variant::Portable16 => "portable16",
+            Variant::Portable32 => "portable32",
+            Variant::Portable64 => "portable64",
+            Variant::Ssse3x16 => "ssse3-16",
+            Variant::Avx2x32 => "avx2-32",
+            Variant::Avx512x64 => "avx512-64",
+            Variant::Neon16 => "neon16",
+            Variant::Neon32 => "neon32",
+            Variant::Neon64 => "neon64",
+        }
+    }
+
+    /// Look a variant up by [`Variant::name`].
+    pub fn from_name(name: &str) -> Option<Variant> {
+        Variant::ALL.iter().copied().find(|v| v.name() == name)
+    }
+
+    /// Copy width in bytes.
+    pub const fn width(self) -> usize {
+        match self {
+            Variant::Portable8 => 8,
+            Variant::Portable16 | Variant::Ssse3x16 | Variant::Neon16 => 16,
+            Variant::Portable32 | Variant::Avx2x32 | Variant::Neon32 => 32,
+            Variant::Portable64 | Variant::Avx512x64 | Variant::Neon64 => 64,
+        }
+    }
+
+    /// The variants this CPU can run, detected once per process.
+    pub fn available() -> &'static [Variant] {
+        static AVAILABLE: OnceLock<Vec<Variant>> = OnceLock::new();
+        AVAILABLE.get_or_init(|| {
+            Variant::ALL
+                .iter()
+                .copied()
+                .filter(|v| v.entry().is_some())
+                .collect()
+        })
+    }
+
+    /// Whether this CPU can run the variant.
+    pub fn is_available(self) -> bool {
+        Variant::available().contains(&self)
+    }
+
+    /// The variant used when no choice is made: the widest SIMD variant
+    /// available, else portable 16-byte chunks.
+    pub fn default_for_cpu() -> Variant {
+        let simd = [
+            Variant::Avx2x32,
+            Variant::Ssse3x16,
+            Variant::Neon32,
+            Variant::Neon16,
+        ];
+        simd.into_iter()
+            .find(|v| v.is_available())
+            .unwrap_or(Variant::Portable16)
+    }
+
+    /// The entry point, if this CPU supports the variant. The only way to
+    /// reach a `#[target_feature]` entry point is through here, after its
+    /// features were detected.
+    pub(crate) fn entry(self) -> Option<DecodeFn> {
+        match self {
+            Variant::Portable8 => Some(|s, b, o| decode::<Portable<8>>(s, b, o)),
+            Variant::Portable16 => Some(|s, b, o| decode::<Portable<16>>(s, b, o)),
+            Variant::Portable32 => Some(|s, b, o| decode::<Portable<32>>(s, b, o)),
+            Variant::Portable64 => Some(|s, b, o| decode::<Portable<64>>(s, b, o)),
+            #[cfg(target_arch = "x86_64")]
+            Variant::Ssse3x16 => x86::ssse3(),
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx2x32 => x86::avx2(),
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx512x64 => x86::avx512(),
+            #[cfg(target_arch = "aarch64")]
+            Variant::Neon16 => Some(|s, b, o| decode::<crate::kernels::aarch64::Neon<1>>(s, b, o)),
+            #[cfg(target_arch = "aarch64")]
+            Variant::Neon32 => Some(|s, b, o| decode::<crate::kernels::aarch64::Neon<2>>(s, b, o)),
+            #[cfg(target_arch = "aarch64")]
+            Variant::Neon64 => Some(|s, b, o| decode::<crate::kernels::aarch64::Neon<4>>(s, b, o)),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    //! x86-64 entry points: each wraps the whole decode loop in a
+    //! `#[target_feature]` function, because features do not inline across
+    //! that boundary.
+    use super::{DecodeFn, decode};
+    use crate::error::Result;
+    use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
+
+    #[target_feature(enable = "ssse3")]
+    fn ssse3_loop(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+        decode::<Ssse3>(src, buf, start)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn avx2_loop(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+        decode::<Avx2>(src, buf, start)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    fn avx512_loop(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+        decode::<Avx512Vbmi>(src, buf, start)
+    }
+
+    pub(super) fn ssse3() -> Option<DecodeFn> {
+        if !std::arch::is_x86_feature_detected!("ssse3") {
+            return None;
+        }
+        // SAFETY: SSSE3 was detected just above, and this closure is only
+        // handed out from here.
+        Some(|s, b, o| unsafe { ssse3_loop(s, b, o) })
+    }
+
+    pub(super) fn avx2() -> Option<DecodeFn> {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return None;
+        }
+        // SAFETY: AVX2 was detected just above, and this closure is only
+        // handed out from here.
+        Some(|s, b, o| unsafe { avx2_loop(s, b, o) })
+    }
+
+    pub(super) fn avx512() -> Option<DecodeFn> {
+        if !(std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi"))
+        {
+            return None;
+        }
+        // SAFETY: AVX-512 F/BW/VBMI were detected just above, and this
+        // closure is only handed out from here.
+        Some(|s, b, o| unsafe { avx512_loop(s, b, o) })
+    }
+}

@@ -1,0 +1,165 @@
+//! Every decoder variant, forced explicitly, against the same data and the
+//! same corrupt inputs: they must agree byte for byte and error for error.
+//! (A fresh adaptive decoder only ever reaches its first arm, so the
+//! adaptive path alone would leave most variants untested.)
+
+use lzkit::lz4::block::{self, Decoder, Variant};
+
+/// Deterministic data shapes that exercise every copy path: runs (offset
+/// 1), short periods 2..=70 (pattern fills below and above each width),
+/// long matches, literal runs of every length around chunk sizes.
+fn shapes() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut x = 0x1234_5678u32;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    for period in 1..=70usize {
+        let pat: Vec<u8> = (0..period).map(|_| rnd() as u8).collect();
+        let mut v = Vec::new();
+        while v.len() < 3000 + period * 17 {
+            // Alternate pattern stretches with literal runs of varying length.
+            let run = (rnd() % 300) as usize;
+            v.extend(pat.iter().cycle().take(run));
+            let lits = (rnd() % 40) as usize;
+            v.extend((0..lits).map(|_| rnd() as u8));
+        }
+        out.push(v);
+    }
+    // Integer-column-like data: small values in wide little-endian ints.
+    for width in [1usize, 2, 4, 8] {
+        let mut v = Vec::new();
+        let mut val = 0u64;
+        for i in 0..40_000 {
+            if i % 97 == 0 {
+                val = (rnd() % 50) as u64;
+            }
+            v.extend_from_slice(&val.to_le_bytes()[..width]);
+        }
+        out.push(v);
+    }
+    // Random (incompressible) and text-like.
+    out.push((0..100_000).map(|_| rnd() as u8).collect());
+    let words = [
+        "lz4 ", "block ", "decoder ", "variant ", "a ", "the ", "pattern ", "\n",
+    ];
+    out.push(
+        (0..20_000)
+            .flat_map(|_| words[rnd() as usize % words.len()].bytes())
+            .collect(),
+    );
+    // Sizes around the margins.
+    for n in [
+        0usize, 1, 4, 5, 12, 13, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200,
+    ] {
+        out.push((0..n).map(|i| (i % 3) as u8).collect());
+    }
+    out
+}
+
+#[test]
+fn every_variant_round_trips_every_shape() {
+    let variants = Variant::available();
+    assert!(variants.contains(&Variant::Portable8) && variants.contains(&Variant::Portable64));
+    for data in shapes() {
+        for level in [1, -5] {
+            let c = block::compress(&data, level);
+            for &v in variants {
+                let mut d = Decoder::with_variant(v).unwrap();
+                // Exact capacity, and a larger stale buffer.
+                for extra in [0usize, 100] {
+                    let mut out = vec![0xA5u8; data.len() + extra];
+                    let n = d
+                        .decompress_into(&c, &mut out)
+                        .unwrap_or_else(|e| panic!("{v}: len {}: {e}", data.len()));
+                    assert_eq!(&out[..n], &data[..], "{v} len {}", data.len());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn variants_agree_on_corrupt_input() {
+    let mut x = 99u32;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let shapes = shapes();
+    let variants = Variant::available();
+    let mut decoders: Vec<Decoder> = variants
+        .iter()
+        .map(|&v| Decoder::with_variant(v).unwrap())
+        .collect();
+    for round in 0..3000 {
+        let data = &shapes[round % shapes.len()];
+        let mut c = block::compress(data, 1);
+        if c.is_empty() {
+            continue;
+        }
+        // Flip, truncate or overwrite a few bytes.
+        match rnd() % 3 {
+            0 => {
+                for _ in 0..1 + rnd() % 4 {
+                    let i = rnd() as usize % c.len();
+                    c[i] ^= 1 << (rnd() % 8);
+                }
+            }
+            1 => c.truncate(rnd() as usize % c.len()),
+            _ => {
+                let i = rnd() as usize % c.len();
+                c[i] = rnd() as u8;
+            }
+        }
+        let cap = data.len() + (rnd() % 64) as usize;
+        let mut reference: Option<Result<Vec<u8>, String>> = None;
+        for (d, v) in decoders.iter_mut().zip(variants) {
+            let mut out = vec![0x5Au8; cap];
+            let r = d
+                .decompress_into(&c, &mut out)
+                .map(|n| out[..n].to_vec())
+                .map_err(|e| e.to_string());
+            match &reference {
+                None => reference = Some(r),
+                Some(want) => assert_eq!(&r, want, "variant {v} disagrees in round {round}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn adaptive_and_round_robin_decoders_decode_correctly() {
+    let data: Vec<u8> = shapes().concat();
+    let blocks: Vec<&[u8]> = data.chunks(64 << 10).collect();
+    let compressed: Vec<Vec<u8>> = blocks.iter().map(|b| block::compress(b, 1)).collect();
+    let mut adaptive = Decoder::with_seed(42);
+    let mut rr = Decoder::round_robin();
+    let mut out = vec![0u8; 64 << 10];
+    for _ in 0..20 {
+        for (b, c) in blocks.iter().zip(&compressed) {
+            for d in [&mut adaptive, &mut rr] {
+                let n = d.decompress_into(c, &mut out).unwrap();
+                assert_eq!(&out[..n], *b);
+            }
+        }
+    }
+    // Round robin reached every variant.
+    assert!(rr.stats().iter().all(|s| s.blocks > 0));
+    // The adaptive decoder tried every variant and timed the big blocks.
+    let stats = adaptive.stats();
+    assert!(stats.iter().all(|s| s.blocks > 0), "{stats:?}");
+    assert!(stats.iter().any(|s| s.timed > 0), "{stats:?}");
+}
+
+#[test]
+fn unavailable_variant_is_an_error() {
+    for &v in Variant::ALL {
+        assert_eq!(Decoder::with_variant(v).is_ok(), v.is_available(), "{v}");
+    }
+}
