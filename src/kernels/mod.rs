@@ -44,34 +44,123 @@ pub(crate) trait Kernel {
     /// `dst`, as if byte by byte.
     ///
     /// Only `dst - offset .. dst` and bytes this call writes contribute to the
-    /// output. A pattern load may read (and discard) bytes up to
-    /// `dst + OVERRUN`, inside the range the caller guarantees.
+    /// output. A pattern load may read (and discard) the history bytes
+    /// `dst - PATTERN_HISTORY .. dst - offset`.
     ///
     /// # Safety
-    /// The contract above, plus: `dst - offset .. dst` is initialised and in
-    /// the same allocation.
+    /// The contract above, plus: `dst - max(offset, PATTERN_HISTORY) .. dst`
+    /// is initialised and in the same allocation.
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize);
+
+    /// Smallest offset [`Kernel::copy_short_match`] handles.
+    const SHORT_MATCH_MIN_OFFSET: usize = 8;
+
+    /// Copy a literal run of at most 14 bytes (one the token alone encodes)
+    /// as one fixed-size chunk: no length-dependent branch.
+    ///
+    /// # Safety
+    /// `src .. src + 16` readable, `dst .. dst + 16` writable, not overlapping.
+    #[inline(always)]
+    unsafe fn copy_short_literals(dst: *mut u8, src: *const u8) {
+        // SAFETY: the caller guarantees both 16-byte ranges.
+        unsafe { copy_chunk::<16>(dst, src) }
+    }
+
+    /// Copy a match of at most 18 bytes (one the token alone encodes) whose
+    /// offset is at least [`Kernel::SHORT_MATCH_MIN_OFFSET`], with fixed-size
+    /// chunks: no length-dependent branch. Writes up to 32 bytes.
+    ///
+    /// The default uses three 8-byte chunks: small loads are likely to be
+    /// served whole from one earlier store (store-to-load forwarding), which
+    /// 16-byte loads straddling two recent stores are not.
+    ///
+    /// # Safety
+    /// `dst - offset .. dst` initialised, `dst .. dst + 32` writable, same
+    /// allocation, `offset >= SHORT_MATCH_MIN_OFFSET`.
+    #[inline(always)]
+    unsafe fn copy_short_match(dst: *mut u8, offset: usize) {
+        // SAFETY: with offset >= 8 each chunk reads only bytes before its
+        // own destination; writes end at dst + 24.
+        unsafe {
+            let src = dst.sub(offset);
+            copy_chunk::<8>(dst, src);
+            copy_chunk::<8>(dst.add(8), src.add(8));
+            copy_chunk::<8>(dst.add(16), src.add(16));
+        }
+    }
 }
 
-/// `PATTERN_INDEX[o][i] = i % o`: shuffle indices that repeat the first `o`
-/// bytes of a register across 64 bytes (row 0 is unused).
-pub(crate) static PATTERN_INDEX: [[u8; 64]; 64] = {
-    let mut t = [[0u8; 64]; 64];
+/// Copy one `N`-byte chunk with an unaligned load and store.
+///
+/// # Safety
+/// `src .. src + N` readable and `dst .. dst + N` writable.
+#[inline(always)]
+pub(crate) unsafe fn copy_chunk<const N: usize>(dst: *mut u8, src: *const u8) {
+    // SAFETY: the caller guarantees both ranges; the load completes before
+    // the store, so overlap is harmless.
+    unsafe {
+        core::ptr::write_unaligned(
+            dst.cast::<[u8; N]>(),
+            core::ptr::read_unaligned(src.cast::<[u8; N]>()),
+        )
+    }
+}
+
+/// Bytes of history before `dst` that [`Kernel::copy_match`] may read: the
+/// decode loop only runs its fast path once this much output exists.
+pub(crate) const PATTERN_HISTORY: usize = 64;
+
+/// Shuffle indices that repeat the *last* `o` bytes of an `n`-byte window
+/// (the bytes just before the destination) across 64 bytes:
+/// `t[o][i] = n - o + i % o`. Loading the window so that it ends at the
+/// destination reads only bytes already written, never the scratch bytes
+/// past it, which would also defeat store-to-load forwarding.
+const fn end_index<const N: usize>() -> [[u8; 64]; N] {
+    let mut t = [[0u8; 64]; N];
     let mut o = 1;
-    while o < 64 {
+    while o < N {
         let mut i = 0;
         while i < 64 {
-            t[o][i] = (i % o) as u8;
+            t[o][i] = (N - o + i % o) as u8;
             i += 1;
         }
         o += 1;
     }
     t
-};
+}
+
+/// [`end_index`] for a 16-byte window (offsets 1..16).
+pub(crate) static END_INDEX_16: [[u8; 64]; 16] = end_index::<16>();
+/// [`end_index`] for a 64-byte window (offsets 1..64).
+#[cfg(target_arch = "x86_64")]
+pub(crate) static END_INDEX_64: [[u8; 64]; 64] = end_index::<64>();
 
 /// Largest multiple of `offset` that is at most `width`: the step at which
-/// a `width`-byte pattern register can be stored repeatedly.
+/// a `width`-byte pattern register can be stored repeatedly. A table lookup
+/// for the widths in use (a division costs tens of cycles per match).
 #[inline(always)]
-pub(crate) const fn pattern_step(width: usize, offset: usize) -> usize {
-    width - width % offset
+pub(crate) fn pattern_step(width: usize, offset: usize) -> usize {
+    let row = match width {
+        8 => 0,
+        16 => 1,
+        32 => 2,
+        _ => 3,
+    };
+    PATTERN_STEP[row][offset & 63] as usize
 }
+
+/// `PATTERN_STEP[r][o] = w - w % o` for `w = 8 << r` (0 where `o` is 0).
+static PATTERN_STEP: [[u8; 64]; 4] = {
+    let mut t = [[0u8; 64]; 4];
+    let mut r = 0;
+    while r < 4 {
+        let w = 8usize << r;
+        let mut o = 1;
+        while o < 64 {
+            t[r][o] = (w - w % o) as u8;
+            o += 1;
+        }
+        r += 1;
+    }
+    t
+};

@@ -1,7 +1,7 @@
 //! Portable kernels: chunks are byte arrays moved with unaligned loads and
 //! stores, which compilers turn into plain (or baseline-SIMD) register moves.
 
-use super::{Kernel, PATTERN_INDEX, pattern_step};
+use super::{Kernel, copy_chunk, pattern_step};
 use core::ptr::{read_unaligned, write_unaligned};
 
 /// Portable kernel with chunk width `W` (8, 16, 32 or 64).
@@ -35,6 +35,19 @@ impl<const W: usize> Kernel for Portable<W> {
     const OVERRUN: usize = if W > 16 { W } else { 16 };
 
     #[inline(always)]
+    unsafe fn copy_short_literals(dst: *mut u8, src: *const u8) {
+        // SAFETY: the caller guarantees 16 bytes at both ends.
+        unsafe {
+            if W == 8 {
+                copy_chunk::<8>(dst, src);
+                copy_chunk::<8>(dst.add(8), src.add(8));
+            } else {
+                copy_chunk::<16>(dst, src);
+            }
+        }
+    }
+
+    #[inline(always)]
     unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {
         // SAFETY: forwarded contract; W <= OVERRUN.
         unsafe { chunks::<W>(dst, src, len) }
@@ -45,29 +58,55 @@ impl<const W: usize> Kernel for Portable<W> {
         // SAFETY (whole body): `src = dst - offset` is in the allocation
         // (contract). Chunk copies run only when the chunk width is at most
         // the offset, so each reads bytes before its own destination. The
-        // pattern path loads 16 bytes at `src`, ending before `dst + 16 <=
-        // dst + OVERRUN`, and keeps only indices below `offset`; its stores
-        // end before `dst + len + W`.
+        // pattern path loads the 8 history bytes before `dst` (contract:
+        // PATTERN_HISTORY >= 8) and keeps the last `offset`; its stores end
+        // before `dst + len + 8`.
         unsafe {
             let src = dst.sub(offset);
             if offset >= W {
                 chunks::<W>(dst, src, len);
             } else if offset >= 16 {
                 chunks::<16>(dst, src, len);
+            } else if offset >= 8 {
+                chunks::<8>(dst, src, len);
             } else {
-                let window: [u8; 16] = read_unaligned(src.cast::<[u8; 16]>());
-                let idx = &PATTERN_INDEX[offset];
-                let mut pattern = [0u8; W];
-                for (i, b) in pattern.iter_mut().enumerate() {
-                    *b = window[idx[i] as usize & 15];
-                }
-                let step = pattern_step(W, offset);
-                let mut i = 0;
-                loop {
-                    write_unaligned(dst.add(i).cast::<[u8; W]>(), pattern);
-                    i += step;
-                    if i >= len {
-                        break;
+                // Offsets 1..=7: take the `offset` bytes before `dst` (the
+                // top of the 8 bytes ending there), repeat them across a
+                // u64 by doubling shifts, then store it every multiple of
+                // the offset that fits in 8 bytes.
+                let v = u64::from_le_bytes(read_unaligned(dst.sub(8).cast::<[u8; 8]>()));
+                let mut p = v >> (64 - 8 * offset);
+                // Double the pattern until it fills 64 bits; shifts of 64 or
+                // more contribute nothing (branch-free: no loop to mispredict).
+                let s = 8 * offset as u32;
+                p |= p << s;
+                p |= p.checked_shl(2 * s).unwrap_or(0);
+                p |= p.checked_shl(4 * s).unwrap_or(0);
+                let bytes = p.to_le_bytes();
+                if 8 % offset == 0 {
+                    // Offsets 1, 2, 4: the 8-byte pattern tiles any width,
+                    // so store whole chunks.
+                    let mut wide = [0u8; W];
+                    for chunk in wide.chunks_exact_mut(8) {
+                        chunk.copy_from_slice(&bytes);
+                    }
+                    let mut i = 0;
+                    loop {
+                        write_unaligned(dst.add(i).cast::<[u8; W]>(), wide);
+                        i += W;
+                        if i >= len {
+                            break;
+                        }
+                    }
+                } else {
+                    let step = pattern_step(8, offset);
+                    let mut i = 0;
+                    loop {
+                        write_unaligned(dst.add(i).cast::<[u8; 8]>(), bytes);
+                        i += step;
+                        if i >= len {
+                            break;
+                        }
                     }
                 }
             }

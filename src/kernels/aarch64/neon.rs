@@ -1,7 +1,7 @@
 //! NEON: `N` 16-byte registers per chunk (16, 32 or 64 bytes); offsets below
 //! 16 from `tbl` patterns.
 
-use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use crate::kernels::{END_INDEX_16, Kernel, pattern_step};
 use core::arch::aarch64::*;
 
 /// NEON kernel with `N` registers (width `16 * N`).
@@ -39,7 +39,7 @@ impl<const N: usize> Kernel for Neon<N> {
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
         // SAFETY: see `Kernel::copy_match`; 16-byte chunks only when the
-        // offset is at least 16; the window load ends before dst + 16;
+        // offset is at least 16; the window load reads 16 history bytes;
         // stores end before dst + len + 16 * N.
         unsafe {
             let src = dst.sub(offset);
@@ -48,10 +48,10 @@ impl<const N: usize> Kernel for Neon<N> {
             } else if offset >= 16 {
                 chunks::<1>(dst, src, len);
             } else {
-                let window = vld1q_u8(src);
+                let window = vld1q_u8(dst.sub(16));
                 let mut p = [vdupq_n_u8(0); N];
                 for (j, r) in p.iter_mut().enumerate() {
-                    *r = vqtbl1q_u8(window, vld1q_u8(PATTERN_INDEX[offset].as_ptr().add(16 * j)));
+                    *r = vqtbl1q_u8(window, vld1q_u8(END_INDEX_16[offset].as_ptr().add(16 * j)));
                 }
                 let step = pattern_step(16 * N, offset);
                 let mut i = 0;

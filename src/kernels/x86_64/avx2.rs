@@ -2,7 +2,7 @@
 //! of a 16-byte window broadcast to both lanes.
 
 use super::ssse3::chunks16;
-use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use crate::kernels::{END_INDEX_16, Kernel, pattern_step};
 use core::arch::x86_64::*;
 
 /// 32-byte kernel. Requires AVX2.
@@ -36,8 +36,8 @@ impl Kernel for Avx2 {
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
         // SAFETY: see `Kernel::copy_match`; chunk widths never exceed the
-        // offset; the pattern load ends before dst + 16; stores end before
-        // dst + len + 32.
+        // offset; the pattern load reads the 16 history bytes before dst;
+        // stores end before dst + len + 32.
         unsafe {
             let src = dst.sub(offset);
             if offset >= 32 {
@@ -45,13 +45,11 @@ impl Kernel for Avx2 {
             } else if offset >= 16 {
                 chunks16(dst, src, len);
             } else {
-                // Every index i % offset is below 16, so the shuffle can
-                // stay within each lane of the broadcast window.
-                let window = _mm256_broadcastsi128_si256(_mm_loadu_si128(src.cast()));
-                let p = _mm256_shuffle_epi8(
-                    window,
-                    _mm256_loadu_si256(PATTERN_INDEX[offset].as_ptr().cast()),
-                );
+                // Every index is below 16, so the shuffle can stay within
+                // each lane of the broadcast window.
+                let window = _mm256_broadcastsi128_si256(_mm_loadu_si128(dst.sub(16).cast()));
+                let idx = _mm256_loadu_si256(END_INDEX_16[offset].as_ptr().cast());
+                let p = _mm256_shuffle_epi8(window, idx);
                 let step = pattern_step(32, offset);
                 let mut i = 0;
                 loop {

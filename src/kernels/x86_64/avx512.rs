@@ -1,7 +1,7 @@
 //! AVX-512 with VBMI: 64-byte chunks; every offset below 64 from one `vpermb`
 //! of a 64-byte window, so even offsets 16..63 need no load in the loop.
 
-use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use crate::kernels::{END_INDEX_64, Kernel, pattern_step};
 use core::arch::x86_64::*;
 
 /// 64-byte kernel. Requires AVX-512 F, BW and VBMI.
@@ -34,16 +34,16 @@ impl Kernel for Avx512Vbmi {
 
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
-        // SAFETY: see `Kernel::copy_match`; the window load ends before
-        // dst + 64 = dst + OVERRUN and only its first `offset` bytes are
-        // selected; stores end before dst + len + 64.
+        // SAFETY: see `Kernel::copy_match`; the window load reads the 64
+        // history bytes before dst (PATTERN_HISTORY) and only its last
+        // `offset` bytes are selected; stores end before dst + len + 64.
         unsafe {
             let src = dst.sub(offset);
             if offset >= 64 {
                 chunks64(dst, src, len);
             } else {
-                let window = _mm512_loadu_si512(src.cast());
-                let idx = _mm512_loadu_si512(PATTERN_INDEX[offset].as_ptr().cast());
+                let window = _mm512_loadu_si512(dst.sub(64).cast());
+                let idx = _mm512_loadu_si512(END_INDEX_64[offset].as_ptr().cast());
                 let p = _mm512_permutexvar_epi8(idx, window);
                 let step = pattern_step(64, offset);
                 let mut i = 0;

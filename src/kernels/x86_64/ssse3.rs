@@ -1,6 +1,6 @@
 //! SSSE3: 16-byte chunks; offsets below 16 from a `pshufb` pattern.
 
-use crate::kernels::{Kernel, PATTERN_INDEX, pattern_step};
+use crate::kernels::{END_INDEX_16, Kernel, pattern_step};
 use core::arch::x86_64::*;
 
 /// 16-byte kernel with a `pshufb` pattern register. Requires SSSE3.
@@ -22,18 +22,18 @@ pub(super) unsafe fn chunks16(dst: *mut u8, src: *const u8, len: usize) {
     }
 }
 
-/// A 16-byte register holding the `offset` bytes at `src` repeated.
+/// A 16-byte register holding the `offset` bytes before `dst` repeated.
 ///
 /// # Safety
-/// `src .. src + 16` readable; `offset` in 1..16; SSSE3 available.
+/// `dst - 16 .. dst` readable; `offset` in 1..16; SSSE3 available.
 #[inline(always)]
-pub(super) unsafe fn pattern16(src: *const u8, offset: usize) -> __m128i {
-    // SAFETY: 16 readable bytes at src (caller); the index row is 64 bytes.
+unsafe fn pattern16(dst: *const u8, offset: usize) -> __m128i {
+    // SAFETY: 16 readable bytes before dst (caller); the index row is 64 bytes.
     unsafe {
-        let window = _mm_loadu_si128(src.cast());
+        let window = _mm_loadu_si128(dst.sub(16).cast());
         _mm_shuffle_epi8(
             window,
-            _mm_loadu_si128(PATTERN_INDEX[offset].as_ptr().cast()),
+            _mm_loadu_si128(END_INDEX_16[offset].as_ptr().cast()),
         )
     }
 }
@@ -49,14 +49,14 @@ impl Kernel for Ssse3 {
 
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
-        // SAFETY: see `Kernel::copy_match`; the pattern load ends before
-        // dst + 16 and stores end before dst + len + 16.
+        // SAFETY: see `Kernel::copy_match`; the pattern load reads the 16
+        // history bytes before dst and stores end before dst + len + 16.
         unsafe {
             let src = dst.sub(offset);
             if offset >= 16 {
                 chunks16(dst, src, len);
             } else {
-                let p = pattern16(src, offset);
+                let p = pattern16(dst, offset);
                 let step = pattern_step(16, offset);
                 let mut i = 0;
                 loop {

@@ -49,7 +49,20 @@ pub struct Decoder {
     blocks: Vec<u64>,
     /// Arm used for the last block.
     last: usize,
+    /// Arm used for blocks too small to time: the best one known so far.
+    /// Small blocks do not consult the bandit at all (sampling and timing
+    /// cost about as much as decoding a tiny block).
+    settled: usize,
+    /// Blocks in a row that looked big enough to time but decoded to less
+    /// than [`MIN_TIMED_BYTES`]; past [`SMALL_STREAK`], this is a stream of
+    /// small blocks and only every [`SMALL_RECHECK`]th block is timed.
+    small_streak: u32,
 }
+
+/// See [`Decoder::small_streak`].
+const SMALL_STREAK: u32 = 8;
+/// See [`Decoder::small_streak`].
+const SMALL_RECHECK: u64 = 64;
 
 impl Default for Decoder {
     fn default() -> Self {
@@ -70,13 +83,19 @@ impl Decoder {
 
     /// An adaptive decoder whose choices are reproducible for `seed`.
     pub fn with_seed(seed: u64) -> Self {
-        let arms = available_arms();
+        let arms = arms_of(Variant::candidates());
         let n = arms.len();
+        let settled = arms
+            .iter()
+            .position(|a| a.0 == Variant::default_for_cpu())
+            .unwrap_or(0);
         Decoder {
             arms,
             mode: Mode::Adaptive(Bandit::new(n, seed)),
             blocks: vec![0; n],
             last: 0,
+            settled,
+            small_streak: 0,
         }
     }
 
@@ -90,18 +109,22 @@ impl Decoder {
             mode: Mode::Fixed,
             blocks: vec![0],
             last: 0,
+            settled: 0,
+            small_streak: 0,
         })
     }
 
     /// A decoder that uses each available variant in turn, block by block.
     pub fn round_robin() -> Self {
-        let arms = available_arms();
+        let arms = arms_of(Variant::available());
         let n = arms.len();
         Decoder {
             arms,
             mode: Mode::RoundRobin(0),
             blocks: vec![0; n],
             last: 0,
+            settled: 0,
+            small_streak: 0,
         }
     }
 
@@ -118,6 +141,14 @@ impl Decoder {
         buf: &mut [u8],
         start: usize,
     ) -> Result<usize> {
+        // Time only blocks big enough to measure. The output size is not
+        // known before decoding; the capacity bounds it, and so does the
+        // input (LZ4 expands at most 255-fold).
+        let mut timed = (buf.len() - start).min(src.len().saturating_mul(255)) >= MIN_TIMED_BYTES;
+        if self.small_streak >= SMALL_STREAK {
+            let total: u64 = self.blocks.iter().sum();
+            timed &= total % SMALL_RECHECK == 0;
+        }
         let arm = match &mut self.mode {
             Mode::Fixed => 0,
             Mode::RoundRobin(next) => {
@@ -125,6 +156,7 @@ impl Decoder {
                 *next = (a + 1) % self.arms.len();
                 a
             }
+            Mode::Adaptive(_) if !timed => self.settled,
             Mode::Adaptive(bandit) => bandit.choose(),
         };
         self.last = arm;
@@ -133,12 +165,8 @@ impl Decoder {
         let Mode::Adaptive(bandit) = &mut self.mode else {
             return entry(src, buf, start);
         };
-        // Time only blocks big enough to measure; the capacity is a cheap
-        // upper bound of the output known before decoding.
-        if buf.len() - start < MIN_TIMED_BYTES {
-            let r = entry(src, buf, start);
-            bandit.record(arm, None);
-            return r;
+        if !timed {
+            return entry(src, buf, start);
         }
         let t0 = Instant::now();
         let r = entry(src, buf, start);
@@ -148,6 +176,14 @@ impl Decoder {
             _ => None,
         };
         bandit.record(arm, cost);
+        if cost.is_some() || r.is_err() {
+            self.small_streak = 0;
+        } else {
+            self.small_streak = self.small_streak.saturating_add(1);
+        }
+        if let Some(best) = bandit.best() {
+            self.settled = best;
+        }
         r
     }
 
@@ -187,8 +223,8 @@ impl Decoder {
     }
 }
 
-fn available_arms() -> Vec<(Variant, DecodeFn)> {
-    Variant::available()
+fn arms_of(variants: &[Variant]) -> Vec<(Variant, DecodeFn)> {
+    variants
         .iter()
         .map(|&v| (v, v.entry().expect("available variants have entries")))
         .collect()

@@ -20,7 +20,7 @@
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 use crate::error::{BlockFault, Error, Result};
-use crate::kernels::Kernel;
+use crate::kernels::{Kernel, PATTERN_HISTORY};
 
 /// Token nibble value meaning "more length bytes follow".
 const RUN_MASK: usize = 15;
@@ -43,12 +43,19 @@ const fn in_margin<K: Kernel>() -> usize {
     if chunked > exact { chunked } else { exact }
 }
 
-/// Fast loop entry: output left. A short literal run copied as chunks, then
-/// a match of typical length copied wildly, fit, and a short run ends more
-/// than [`MF_LIMIT`] before the capacity.
+/// Fast loop entry: output left. A short literal run (16-byte chunk) then a
+/// short match (at most 18 bytes, copied with the kernel's overrun) fit, and
+/// a short run ends more than [`MF_LIMIT`] before the capacity.
 const fn out_margin<K: Kernel>() -> usize {
     2 * K::OVERRUN + 32
 }
+
+/// Longest match the token alone encodes.
+const SHORT_MATCH: usize = RUN_MASK - 1 + MIN_MATCH;
+const _: () = assert!(
+    SHORT_LITERALS + SHORT_MATCH + 16 <= 64,
+    "out_margin covers a short sequence"
+);
 
 /// Decode the block `src` into `buf[start..]` with kernel `K`, where
 /// `buf[..start]` is history that matches may reference (a dictionary or
@@ -74,7 +81,7 @@ struct Cursor {
     op: usize,
 }
 
-#[inline(always)]
+#[cold]
 fn corrupt(at: usize, fault: BlockFault) -> Error {
     Error::CorruptBlock { at, fault }
 }
@@ -92,9 +99,8 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Result<usize> {
         if *ip > limit {
             return Err(corrupt(*ip, BlockFault::Truncated));
         }
-        len = len
-            .checked_add(b as usize)
-            .ok_or(corrupt(*ip, BlockFault::LengthOverflow))?;
+        // Cannot overflow: at most 255 per input byte.
+        len += b as usize;
         if b != 255 {
             return Ok(len);
         }
@@ -108,19 +114,28 @@ fn fast_loop<K: Kernel>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
+    // Kernels may read PATTERN_HISTORY bytes before the output position;
+    // the first few sequences of a block go through the careful step.
+    if iend < in_margin::<K>() || oend < out_margin::<K>() || op < PATTERN_HISTORY {
+        return Ok(());
+    }
+    // The loop runs while ip <= ilimit and op <= olimit.
+    let ilimit = iend - in_margin::<K>();
+    let olimit = oend - out_margin::<K>();
     let sp = src.as_ptr();
     let bp = buf.as_mut_ptr();
-    while iend - ip >= in_margin::<K>() && oend - op >= out_margin::<K>() {
-        let seq_start = ip;
+    while ip <= ilimit && op <= olimit {
         // SAFETY: ip < iend (loop condition).
-        let token = unsafe { *src.get_unchecked(ip) } as usize;
-        ip += 1;
+        let token = unsafe { *sp.add(ip) } as usize;
         let mut lit = token >> 4;
         if lit <= SHORT_LITERALS {
-            // SAFETY: in_margin covers ip + OVERRUN + 16 and out_margin
-            // covers op + OVERRUN; src and buf are distinct slices.
-            unsafe { K::copy_literals(bp.add(op), sp.add(ip), lit) };
+            // SAFETY: in_margin covers ip + 1 + 16 and out_margin covers
+            // op + 16; src and buf are distinct slices.
+            unsafe { K::copy_short_literals(bp.add(op), sp.add(ip + 1)) };
+            ip += 1;
         } else {
+            let seq_start = ip;
+            ip += 1;
             lit += read_length(src, &mut ip, iend)?;
             if lit + in_margin::<K>() > iend - ip || lit + out_margin::<K>() > oend - op {
                 pos.ip = seq_start;
@@ -138,16 +153,28 @@ fn fast_loop<K: Kernel>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<
         op += lit;
 
         // SAFETY: ip + LITERAL_INPUT_GUARD <= iend, see above.
-        let offset =
-            unsafe { u16::from_le_bytes([*src.get_unchecked(ip), *src.get_unchecked(ip + 1)]) }
-                as usize;
-        check_offset(offset, op, ip)?;
-        ip += 2;
-        let mut len = token & 15;
-        if len == RUN_MASK {
-            len += read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
+        let offset = unsafe { u16::from_le_bytes([*sp.add(ip), *sp.add(ip + 1)]) } as usize;
+        if offset == 0 || offset > op {
+            return Err(bad_offset(offset, op, ip));
         }
-        len += MIN_MATCH;
+        ip += 2;
+        let code = token & 15;
+        if code != RUN_MASK {
+            // A short match (at most 18 bytes): out_margin leaves room for
+            // its chunks after a short literal run or a checked long one.
+            // SAFETY: 1 <= offset <= op; op + SHORT_MATCH + OVERRUN <= oend.
+            unsafe {
+                if offset >= K::SHORT_MATCH_MIN_OFFSET {
+                    K::copy_short_match(bp.add(op), offset);
+                } else {
+                    K::copy_match(bp.add(op), offset, code + MIN_MATCH);
+                }
+            }
+            op += code + MIN_MATCH;
+            continue;
+        }
+        let len =
+            RUN_MASK + MIN_MATCH + read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
         if len + K::OVERRUN <= oend - op {
             // SAFETY: 1 <= offset <= op, so the source is initialised history
             // in buf; op + len + OVERRUN <= oend was just checked, and
@@ -163,19 +190,26 @@ fn fast_loop<K: Kernel>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<
     Ok(())
 }
 
-#[inline(always)]
-fn check_offset(offset: usize, op: usize, ip: usize) -> Result<()> {
+/// The error for an offset of 0 or one reaching before the history.
+#[cold]
+fn bad_offset(offset: usize, op: usize, ip: usize) -> Error {
     if offset == 0 {
-        return Err(corrupt(ip, BlockFault::OffsetZero));
-    }
-    if offset > op {
-        return Err(corrupt(
+        corrupt(ip, BlockFault::OffsetZero)
+    } else {
+        corrupt(
             ip,
             BlockFault::OffsetBeforeStart {
                 offset,
                 available: op,
             },
-        ));
+        )
+    }
+}
+
+#[inline(always)]
+fn check_offset(offset: usize, op: usize, ip: usize) -> Result<()> {
+    if offset == 0 || offset > op {
+        return Err(bad_offset(offset, op, ip));
     }
     Ok(())
 }

@@ -96,6 +96,28 @@ impl Variant {
         })
     }
 
+    /// The variants an adaptive [`super::Decoder`] chooses among: the
+    /// available ones, less those that cannot win on this architecture
+    /// (on x86-64 the wide portable kernels are dominated by the SIMD ones
+    /// of the same width, so exploring them only costs time).
+    pub fn candidates() -> &'static [Variant] {
+        static CANDIDATES: OnceLock<Vec<Variant>> = OnceLock::new();
+        CANDIDATES.get_or_init(|| {
+            let simd: Vec<Variant> = Variant::available()
+                .iter()
+                .copied()
+                .filter(|v| !v.name().starts_with("portable"))
+                .collect();
+            if simd.is_empty() {
+                return Variant::available().to_vec();
+            }
+            // Portable8 copies in 8-byte steps, which no SIMD kernel does.
+            let mut v = vec![Variant::Portable8];
+            v.extend(simd);
+            v
+        })
+    }
+
     /// Whether this CPU can run the variant.
     pub fn is_available(self) -> bool {
         Variant::available().contains(&self)
