@@ -111,10 +111,8 @@ impl Bandit {
         let a = &mut self.arms[arm];
         let first = a.pulls == 0;
         a.pulls += 1;
-        if let Some(c) = cost {
-            if !first && c.is_finite() {
-                a.observe(c);
-            }
+        if let Some(c) = cost.filter(|c| !first && c.is_finite()) {
+            a.observe(c);
         }
     }
 

@@ -147,7 +147,7 @@ impl Decoder {
         let mut timed = (buf.len() - start).min(src.len().saturating_mul(255)) >= MIN_TIMED_BYTES;
         if self.small_streak >= SMALL_STREAK {
             let total: u64 = self.blocks.iter().sum();
-            timed &= total % SMALL_RECHECK == 0;
+            timed &= total.is_multiple_of(SMALL_RECHECK);
         }
         let arm = match &mut self.mode {
             Mode::Fixed => 0,

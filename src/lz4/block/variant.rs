@@ -142,10 +142,10 @@ impl Variant {
     /// features were detected.
     pub(crate) fn entry(self) -> Option<DecodeFn> {
         match self {
-            Variant::Portable8 => Some(|s, b, o| decode::<Portable<8>>(s, b, o)),
-            Variant::Portable16 => Some(|s, b, o| decode::<Portable<16>>(s, b, o)),
-            Variant::Portable32 => Some(|s, b, o| decode::<Portable<32>>(s, b, o)),
-            Variant::Portable64 => Some(|s, b, o| decode::<Portable<64>>(s, b, o)),
+            Variant::Portable8 => Some(decode::<Portable<8>>),
+            Variant::Portable16 => Some(decode::<Portable<16>>),
+            Variant::Portable32 => Some(decode::<Portable<32>>),
+            Variant::Portable64 => Some(decode::<Portable<64>>),
             #[cfg(target_arch = "x86_64")]
             Variant::Ssse3x16 => x86::ssse3(),
             #[cfg(target_arch = "x86_64")]
@@ -153,11 +153,11 @@ impl Variant {
             #[cfg(target_arch = "x86_64")]
             Variant::Avx512x64 => x86::avx512(),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon16 => Some(|s, b, o| decode::<crate::kernels::aarch64::Neon<1>>(s, b, o)),
+            Variant::Neon16 => Some(decode::<crate::kernels::aarch64::Neon<1>>),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon32 => Some(|s, b, o| decode::<crate::kernels::aarch64::Neon<2>>(s, b, o)),
+            Variant::Neon32 => Some(decode::<crate::kernels::aarch64::Neon<2>>),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon64 => Some(|s, b, o| decode::<crate::kernels::aarch64::Neon<4>>(s, b, o)),
+            Variant::Neon64 => Some(decode::<crate::kernels::aarch64::Neon<4>>),
             #[allow(unreachable_patterns)]
             _ => None,
         }

@@ -12,6 +12,18 @@ use xxhash_rust::xxh32::{Xxh32, xxh32};
 /// Largest compressed legacy block: the block bound of 8 MiB.
 const LEGACY_MAX_COMPRESSED: usize = block::max_compressed_size(LEGACY_BLOCK_SIZE);
 
+/// One block as read from a frame, before decoding.
+pub(crate) struct RawBlock<'a> {
+    /// The block's data (compressed, or raw if `stored`).
+    pub data: &'a [u8],
+    /// Stored uncompressed (size word's high bit).
+    pub stored: bool,
+    /// The block checksum that followed it, if the frame has them.
+    pub checksum: Option<u32>,
+    /// Stream position of the block's size word.
+    pub at: u64,
+}
+
 /// Per-frame decoding state and checks, shared by both decoders: block
 /// header validation, block checksums, block decoding, content checksum and
 /// content size.
@@ -52,13 +64,16 @@ impl FrameState {
     pub(crate) fn decode_block(
         &mut self,
         decoder: &mut Decoder,
-        data: &[u8],
-        stored: bool,
-        checksum: Option<u32>,
+        block: RawBlock<'_>,
         buf: &mut [u8],
         start: usize,
-        at: u64,
     ) -> Result<usize> {
+        let RawBlock {
+            data,
+            stored,
+            checksum,
+            at,
+        } = block;
         if let Some(stored_sum) = checksum {
             let computed = xxh32(data, 0);
             if computed != stored_sum {
@@ -219,9 +234,17 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
         } else {
             None
         };
-        // Zero-initialise only what the previous block used of the area.
-        if out.len() < filled + block_max {
-            out.resize(filled + block_max, 0);
+        // Room for the block: its decoded size is at most the block maximum,
+        // and at most 255 times its compressed size (each length byte adds
+        // at most 255), so tiny frames do not zero-fill a whole block
+        // maximum. Only what the previous block left unused is re-zeroed.
+        let room = if stored {
+            len
+        } else {
+            block_max.min(len.saturating_mul(255).saturating_add(64))
+        };
+        if out.len() < filled + room {
+            out.resize(filled + room, 0);
         }
         let history = match header.block_mode {
             BlockMode::Linked => frame_start,
@@ -229,7 +252,13 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
         };
         let decoded = with_thread_decoder(|d| {
             let buf = &mut out[history..];
-            state.decode_block(d, data, stored, checksum, buf, filled - history, at)
+            let block = RawBlock {
+                data,
+                stored,
+                checksum,
+                at,
+            };
+            state.decode_block(d, block, buf, filled - history)
         });
         match decoded {
             Ok(n) => filled += n,
@@ -303,8 +332,9 @@ pub struct FrameDecoder<R: Read> {
     legacy: bool,
     /// A magic number already read while looking for the next legacy block.
     pending_magic: Option<(u32, u64)>,
-    /// Compressed block being decoded.
+    /// Compressed block being decoded: `cbuf[..cbuf_len]`.
     cbuf: Vec<u8>,
+    cbuf_len: usize,
     /// This stream's adaptive block decoder.
     decoder: Decoder,
     /// History (dictionary or earlier blocks), then the decoded block.
@@ -332,6 +362,7 @@ impl<R: Read> FrameDecoder<R> {
             legacy: false,
             pending_magic: None,
             cbuf: Vec::new(),
+            cbuf_len: 0,
             decoder: Decoder::new(),
             win: Vec::new(),
             filled: 0,
@@ -350,9 +381,14 @@ impl<R: Read> FrameDecoder<R> {
         self.inner
     }
 
-    fn read_exact_at(&mut self, buf_len: usize, what: &'static str) -> Result<()> {
-        self.cbuf.resize(buf_len, 0);
-        read_full(&mut self.inner, &mut self.cbuf, &mut self.pos, what)
+    /// Read `len` bytes of block data into `cbuf[..len]` (`cbuf` only ever
+    /// grows, so it is zero-filled once, not per block).
+    fn read_block_data(&mut self, len: usize, what: &'static str) -> Result<()> {
+        if self.cbuf.len() < len {
+            self.cbuf.resize(len, 0);
+        }
+        self.cbuf_len = len;
+        read_full(&mut self.inner, &mut self.cbuf[..len], &mut self.pos, what)
     }
 
     fn u32(&mut self, what: &'static str) -> Result<u32> {
@@ -483,7 +519,7 @@ impl<R: Read> FrameDecoder<R> {
                 state.finish(checksum, sum_at)
             }
             BlockHeader::Data { len, stored } => {
-                self.read_exact_at(len, "block data")?;
+                self.read_block_data(len, "block data")?;
                 let checksum = if header.block_checksum {
                     Some(self.u32("block checksum")?)
                 } else {
@@ -503,15 +539,13 @@ impl<R: Read> FrameDecoder<R> {
                 }
                 self.out_pos = self.filled;
                 let state = self.frame.as_mut().expect("in a frame");
-                let n = state.decode_block(
-                    &mut self.decoder,
-                    &self.cbuf,
+                let block = RawBlock {
+                    data: &self.cbuf[..self.cbuf_len],
                     stored,
                     checksum,
-                    &mut self.win,
-                    self.filled,
                     at,
-                )?;
+                };
+                let n = state.decode_block(&mut self.decoder, block, &mut self.win, self.filled)?;
                 self.filled += n;
                 Ok(())
             }
@@ -536,12 +570,16 @@ impl<R: Read> FrameDecoder<R> {
                 max: LEGACY_MAX_COMPRESSED,
             });
         }
-        self.read_exact_at(len, "legacy block")?;
+        self.read_block_data(len, "legacy block")?;
         self.out_pos = 0;
         self.filled = 0;
         let n = self
             .decoder
-            .decode_with_prefix(&self.cbuf, &mut self.win[..LEGACY_BLOCK_SIZE], 0)
+            .decode_with_prefix(
+                &self.cbuf[..self.cbuf_len],
+                &mut self.win[..LEGACY_BLOCK_SIZE],
+                0,
+            )
             .map_err(|e| Error::Block {
                 index: 0,
                 at,
