@@ -70,9 +70,10 @@ pub(crate) trait Kernel {
     /// offset is at least [`Kernel::SHORT_MATCH_MIN_OFFSET`], with fixed-size
     /// chunks: no length-dependent branch. Writes up to 32 bytes.
     ///
-    /// The default uses three 8-byte chunks: small loads are likely to be
+    /// The default copies 8 + 8 + 2 bytes: small loads are likely to be
     /// served whole from one earlier store (store-to-load forwarding), which
-    /// 16-byte loads straddling two recent stores are not.
+    /// 16-byte loads straddling two recent stores are not, and the last 2
+    /// bytes (lengths 17 and 18 only) stay inside the first chunk's store.
     ///
     /// # Safety
     /// `dst - offset .. dst` initialised, `dst .. dst + 32` writable, same
@@ -80,12 +81,12 @@ pub(crate) trait Kernel {
     #[inline(always)]
     unsafe fn copy_short_match(dst: *mut u8, offset: usize) {
         // SAFETY: with offset >= 8 each chunk reads only bytes before its
-        // own destination; writes end at dst + 24.
+        // own destination; writes end at dst + 18.
         unsafe {
             let src = dst.sub(offset);
             copy_chunk::<8>(dst, src);
             copy_chunk::<8>(dst.add(8), src.add(8));
-            copy_chunk::<8>(dst.add(16), src.add(16));
+            copy_chunk::<2>(dst.add(16), src.add(16));
         }
     }
 }
