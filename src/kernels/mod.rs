@@ -91,6 +91,21 @@ pub(crate) trait Kernel {
     }
 }
 
+/// Call `f(i)` for `i = 0, step, 2 * step, ...` while `i < len`, at least
+/// once: the loop of every chunked copy and pattern store. Callers pass a
+/// closure that moves one chunk at `i`.
+#[inline(always)]
+pub(crate) fn for_each_step(len: usize, step: usize, mut f: impl FnMut(usize)) {
+    let mut i = 0;
+    loop {
+        f(i);
+        i += step;
+        if i >= len {
+            break;
+        }
+    }
+}
+
 /// Copy one `N`-byte chunk with an unaligned load and store.
 ///
 /// # Safety

@@ -1,7 +1,7 @@
 //! Portable kernels: chunks are byte arrays moved with unaligned loads and
 //! stores, which compilers turn into plain (or baseline-SIMD) register moves.
 
-use super::{Kernel, copy_chunk, pattern_step};
+use super::{Kernel, copy_chunk, for_each_step, pattern_step};
 use core::ptr::{read_unaligned, write_unaligned};
 
 /// Portable kernel with chunk width `W` (8, 16, 32 or 64).
@@ -15,20 +15,10 @@ pub(crate) struct Portable<const W: usize>;
 /// do not overlap).
 #[inline(always)]
 unsafe fn chunks<const N: usize>(dst: *mut u8, src: *const u8, len: usize) {
-    let mut i = 0;
-    loop {
-        // SAFETY: i < len, so both chunks end before `len + N`.
-        unsafe {
-            write_unaligned(
-                dst.add(i).cast::<[u8; N]>(),
-                read_unaligned(src.add(i).cast::<[u8; N]>()),
-            )
-        };
-        i += N;
-        if i >= len {
-            break;
-        }
-    }
+    // SAFETY: i < len, so both chunks end before `len + N`.
+    for_each_step(len, N, |i| unsafe {
+        copy_chunk::<N>(dst.add(i), src.add(i))
+    });
 }
 
 impl<const W: usize> Kernel for Portable<W> {
@@ -90,24 +80,13 @@ impl<const W: usize> Kernel for Portable<W> {
                     for chunk in wide.chunks_exact_mut(8) {
                         chunk.copy_from_slice(&bytes);
                     }
-                    let mut i = 0;
-                    loop {
-                        write_unaligned(dst.add(i).cast::<[u8; W]>(), wide);
-                        i += W;
-                        if i >= len {
-                            break;
-                        }
-                    }
+                    for_each_step(len, W, |i| {
+                        write_unaligned(dst.add(i).cast::<[u8; W]>(), wide)
+                    });
                 } else {
-                    let step = pattern_step(8, offset);
-                    let mut i = 0;
-                    loop {
-                        write_unaligned(dst.add(i).cast::<[u8; 8]>(), bytes);
-                        i += step;
-                        if i >= len {
-                            break;
-                        }
-                    }
+                    for_each_step(len, pattern_step(8, offset), |i| {
+                        write_unaligned(dst.add(i).cast::<[u8; 8]>(), bytes)
+                    });
                 }
             }
         }

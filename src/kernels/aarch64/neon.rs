@@ -1,7 +1,7 @@
 //! NEON: `N` 16-byte registers per chunk (16, 32 or 64 bytes); offsets below
 //! 16 from `tbl` patterns.
 
-use crate::kernels::{END_INDEX_16, Kernel, pattern_step};
+use crate::kernels::{END_INDEX_16, Kernel, for_each_step, pattern_step};
 use core::arch::aarch64::*;
 
 /// NEON kernel with `N` registers (width `16 * N`).
@@ -12,19 +12,12 @@ pub(crate) struct Neon<const N: usize>;
 /// each chunk's source before its destination.
 #[inline(always)]
 unsafe fn chunks<const N: usize>(dst: *mut u8, src: *const u8, len: usize) {
-    let mut i = 0;
-    loop {
-        // SAFETY: i < len, each register's 16 bytes in bounds.
-        unsafe {
-            for j in 0..N {
-                vst1q_u8(dst.add(i + 16 * j), vld1q_u8(src.add(i + 16 * j)));
-            }
+    // SAFETY: i < len, each register's 16 bytes in bounds by the contract.
+    for_each_step(len, 16 * N, |i| unsafe {
+        for j in 0..N {
+            vst1q_u8(dst.add(i + 16 * j), vld1q_u8(src.add(i + 16 * j)));
         }
-        i += 16 * N;
-        if i >= len {
-            break;
-        }
-    }
+    });
 }
 
 impl<const N: usize> Kernel for Neon<N> {
@@ -53,17 +46,11 @@ impl<const N: usize> Kernel for Neon<N> {
                 for (j, r) in p.iter_mut().enumerate() {
                     *r = vqtbl1q_u8(window, vld1q_u8(END_INDEX_16[offset].as_ptr().add(16 * j)));
                 }
-                let step = pattern_step(16 * N, offset);
-                let mut i = 0;
-                loop {
+                for_each_step(len, pattern_step(16 * N, offset), |i| {
                     for (j, r) in p.iter().enumerate() {
                         vst1q_u8(dst.add(i + 16 * j), *r);
                     }
-                    i += step;
-                    if i >= len {
-                        break;
-                    }
-                }
+                });
             }
         }
     }

@@ -2,7 +2,7 @@
 //! of a 16-byte window broadcast to both lanes.
 
 use super::ssse3::chunks16;
-use crate::kernels::{END_INDEX_16, Kernel, pattern_step};
+use crate::kernels::{END_INDEX_16, Kernel, for_each_step, pattern_step};
 use core::arch::x86_64::*;
 
 /// 32-byte kernel. Requires AVX2.
@@ -13,15 +13,10 @@ pub(crate) struct Avx2;
 /// chunk's source before its destination; AVX2 available.
 #[inline(always)]
 unsafe fn chunks32(dst: *mut u8, src: *const u8, len: usize) {
-    let mut i = 0;
-    loop {
-        // SAFETY: i < len, chunk in bounds by the caller's contract.
-        unsafe { _mm256_storeu_si256(dst.add(i).cast(), _mm256_loadu_si256(src.add(i).cast())) };
-        i += 32;
-        if i >= len {
-            break;
-        }
-    }
+    // SAFETY: i < len, so each chunk is in bounds by the caller's contract.
+    for_each_step(len, 32, |i| unsafe {
+        _mm256_storeu_si256(dst.add(i).cast(), _mm256_loadu_si256(src.add(i).cast()))
+    });
 }
 
 impl Kernel for Avx2 {
@@ -39,26 +34,19 @@ impl Kernel for Avx2 {
         // offset; the pattern load reads the 16 history bytes before dst;
         // stores end before dst + len + 32.
         unsafe {
-            let src = dst.sub(offset);
             if offset >= 32 {
-                chunks32(dst, src, len);
+                chunks32(dst, dst.sub(offset), len);
             } else if offset >= 16 {
-                chunks16(dst, src, len);
+                chunks16(dst, dst.sub(offset), len);
             } else {
                 // Every index is below 16, so the shuffle can stay within
                 // each lane of the broadcast window.
                 let window = _mm256_broadcastsi128_si256(_mm_loadu_si128(dst.sub(16).cast()));
                 let idx = _mm256_loadu_si256(END_INDEX_16[offset].as_ptr().cast());
                 let p = _mm256_shuffle_epi8(window, idx);
-                let step = pattern_step(32, offset);
-                let mut i = 0;
-                loop {
-                    _mm256_storeu_si256(dst.add(i).cast(), p);
-                    i += step;
-                    if i >= len {
-                        break;
-                    }
-                }
+                for_each_step(len, pattern_step(32, offset), |i| {
+                    _mm256_storeu_si256(dst.add(i).cast(), p)
+                });
             }
         }
     }

@@ -1,7 +1,8 @@
 //! AVX-512 with VBMI: 64-byte chunks; every offset below 64 from one `vpermb`
-//! of a 64-byte window, so even offsets 16..63 need no load in the loop.
+//! of the 64 bytes before the destination, so even offsets 16..63 need no
+//! load in the loop.
 
-use crate::kernels::{END_INDEX_64, Kernel, pattern_step};
+use crate::kernels::{END_INDEX_64, Kernel, for_each_step, pattern_step};
 use core::arch::x86_64::*;
 
 /// 64-byte kernel. Requires AVX-512 F, BW and VBMI.
@@ -12,15 +13,10 @@ pub(crate) struct Avx512Vbmi;
 /// chunk's source before its destination; AVX-512F available.
 #[inline(always)]
 unsafe fn chunks64(dst: *mut u8, src: *const u8, len: usize) {
-    let mut i = 0;
-    loop {
-        // SAFETY: i < len, chunk in bounds by the caller's contract.
-        unsafe { _mm512_storeu_si512(dst.add(i).cast(), _mm512_loadu_si512(src.add(i).cast())) };
-        i += 64;
-        if i >= len {
-            break;
-        }
-    }
+    // SAFETY: i < len, so each chunk is in bounds by the caller's contract.
+    for_each_step(len, 64, |i| unsafe {
+        _mm512_storeu_si512(dst.add(i).cast(), _mm512_loadu_si512(src.add(i).cast()))
+    });
 }
 
 impl Kernel for Avx512Vbmi {
@@ -38,22 +34,15 @@ impl Kernel for Avx512Vbmi {
         // history bytes before dst (PATTERN_HISTORY) and only its last
         // `offset` bytes are selected; stores end before dst + len + 64.
         unsafe {
-            let src = dst.sub(offset);
             if offset >= 64 {
-                chunks64(dst, src, len);
+                chunks64(dst, dst.sub(offset), len);
             } else {
                 let window = _mm512_loadu_si512(dst.sub(64).cast());
                 let idx = _mm512_loadu_si512(END_INDEX_64[offset].as_ptr().cast());
                 let p = _mm512_permutexvar_epi8(idx, window);
-                let step = pattern_step(64, offset);
-                let mut i = 0;
-                loop {
-                    _mm512_storeu_si512(dst.add(i).cast(), p);
-                    i += step;
-                    if i >= len {
-                        break;
-                    }
-                }
+                for_each_step(len, pattern_step(64, offset), |i| {
+                    _mm512_storeu_si512(dst.add(i).cast(), p)
+                });
             }
         }
     }

@@ -1,6 +1,6 @@
 //! SSSE3: 16-byte chunks; offsets below 16 from a `pshufb` pattern.
 
-use crate::kernels::{END_INDEX_16, Kernel, pattern_step};
+use crate::kernels::{END_INDEX_16, Kernel, for_each_step, pattern_step};
 use core::arch::x86_64::*;
 
 /// 16-byte kernel with a `pshufb` pattern register. Requires SSSE3.
@@ -11,15 +11,10 @@ pub(crate) struct Ssse3;
 /// chunk's source before its destination; SSSE3 available.
 #[inline(always)]
 pub(super) unsafe fn chunks16(dst: *mut u8, src: *const u8, len: usize) {
-    let mut i = 0;
-    loop {
-        // SAFETY: i < len, chunk in bounds by the caller's contract.
-        unsafe { _mm_storeu_si128(dst.add(i).cast(), _mm_loadu_si128(src.add(i).cast())) };
-        i += 16;
-        if i >= len {
-            break;
-        }
-    }
+    // SAFETY: i < len, so each chunk is in bounds by the caller's contract.
+    for_each_step(len, 16, |i| unsafe {
+        _mm_storeu_si128(dst.add(i).cast(), _mm_loadu_si128(src.add(i).cast()))
+    });
 }
 
 /// A 16-byte register holding the `offset` bytes before `dst` repeated.
@@ -27,7 +22,7 @@ pub(super) unsafe fn chunks16(dst: *mut u8, src: *const u8, len: usize) {
 /// # Safety
 /// `dst - 16 .. dst` readable; `offset` in 1..16; SSSE3 available.
 #[inline(always)]
-unsafe fn pattern16(dst: *const u8, offset: usize) -> __m128i {
+pub(super) unsafe fn pattern16(dst: *const u8, offset: usize) -> __m128i {
     // SAFETY: 16 readable bytes before dst (caller); the index row is 64 bytes.
     unsafe {
         let window = _mm_loadu_si128(dst.sub(16).cast());
@@ -52,20 +47,13 @@ impl Kernel for Ssse3 {
         // SAFETY: see `Kernel::copy_match`; the pattern load reads the 16
         // history bytes before dst and stores end before dst + len + 16.
         unsafe {
-            let src = dst.sub(offset);
             if offset >= 16 {
-                chunks16(dst, src, len);
+                chunks16(dst, dst.sub(offset), len);
             } else {
                 let p = pattern16(dst, offset);
-                let step = pattern_step(16, offset);
-                let mut i = 0;
-                loop {
-                    _mm_storeu_si128(dst.add(i).cast(), p);
-                    i += step;
-                    if i >= len {
-                        break;
-                    }
-                }
+                for_each_step(len, pattern_step(16, offset), |i| {
+                    _mm_storeu_si128(dst.add(i).cast(), p)
+                });
             }
         }
     }
