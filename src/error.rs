@@ -27,7 +27,8 @@ pub enum BlockFault {
         /// Capacity of the output buffer.
         capacity: usize,
     },
-    /// The block breaks an end-of-block rule (last sequence must be literals only).
+    /// The block breaks an end-of-block rule (for example: a block that
+    /// decodes to nothing must be the single byte 0).
     BadEnd,
 }
 
@@ -44,7 +45,7 @@ impl fmt::Display for BlockFault {
             BlockFault::OutputTooSmall { capacity } => {
                 write!(f, "decoded data does not fit in {capacity} bytes")
             }
-            BlockFault::BadEnd => f.write_str("block does not end with a literal-only sequence"),
+            BlockFault::BadEnd => f.write_str("block breaks the LZ4 end-of-block rules"),
         }
     }
 }

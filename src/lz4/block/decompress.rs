@@ -66,12 +66,32 @@ const _: () = assert!(
 #[inline(always)]
 pub(crate) fn decode<K: Kernel>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
     debug_assert!(start <= buf.len());
+    if buf.len() == start {
+        return decode_into_nothing(src);
+    }
     let mut pos = Cursor { ip: 0, op: start };
     loop {
         fast_loop::<K>(src, buf, &mut pos)?;
         if careful_step(src, buf, &mut pos)? {
             return Ok(pos.op - start);
         }
+    }
+}
+
+/// With no output capacity, the only acceptable block is the empty block,
+/// the single byte 0 (LZ4 block format: "empty input is the single byte
+/// 0x00"); the reference decoder rejects anything else there, even a
+/// literal-only token with a nonzero match nibble that it accepts when it
+/// has room.
+#[cold]
+fn decode_into_nothing(src: &[u8]) -> Result<usize> {
+    match src {
+        [0] => Ok(0),
+        [] => Err(corrupt(0, BlockFault::Truncated)),
+        [token, ..] if token >> 4 != 0 => {
+            Err(corrupt(0, BlockFault::OutputTooSmall { capacity: 0 }))
+        }
+        _ => Err(corrupt(0, BlockFault::BadEnd)),
     }
 }
 
@@ -222,8 +242,9 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
         return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
     }
     if capacity - op - len < LAST_LITERALS {
-        // LZ4 block format: the last 5 bytes are always literals.
-        return Err(corrupt(ip, BlockFault::BadEnd));
+        // LZ4 block format: the last 5 bytes are always literals, so a match
+        // this close to the capacity means the output does not fit.
+        return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
     }
     let end = op + len;
     // Copy in pieces that read only bytes already written: the distance from
@@ -261,14 +282,16 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<bool> {
     if lit + MF_LIMIT > out_left || lit + LITERAL_INPUT_GUARD > in_left {
         // Must be the last sequence: literals up to the input end exactly.
         if lit != in_left {
-            return Err(corrupt(
-                ip,
-                if lit > in_left {
-                    BlockFault::Truncated
-                } else {
-                    BlockFault::BadEnd
-                },
-            ));
+            // More input than literals: the block goes on, but either the
+            // output has no room left for what follows (the buffer is too
+            // small) or the input ends too soon for a following offset,
+            // token and last literals (it was cut short).
+            let fault = if lit > in_left || lit + MF_LIMIT <= out_left {
+                BlockFault::Truncated
+            } else {
+                BlockFault::OutputTooSmall { capacity: oend }
+            };
+            return Err(corrupt(ip, fault));
         }
         if lit > out_left {
             return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
