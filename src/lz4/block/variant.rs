@@ -98,8 +98,8 @@ impl Variant {
 
     /// The variants an adaptive [`super::Decoder`] chooses among: the
     /// available ones, less those that cannot win on this architecture
-    /// (on x86-64 the wide portable kernels are dominated by the SIMD ones
-    /// of the same width, so exploring them only costs time).
+    /// (the portable kernels of 16 and 32 bytes are dominated by the SIMD
+    /// ones of the same width, so exploring them only costs time).
     pub fn candidates() -> &'static [Variant] {
         static CANDIDATES: OnceLock<Vec<Variant>> = OnceLock::new();
         CANDIDATES.get_or_init(|| {
@@ -111,8 +111,13 @@ impl Variant {
             if simd.is_empty() {
                 return Variant::available().to_vec();
             }
-            // Portable8 copies in 8-byte steps, which no SIMD kernel does.
+            // Portable8 copies in 8-byte steps and Portable64 in unrolled
+            // 64-byte steps (it wins on some low-ratio columns), which no
+            // SIMD kernel here does.
             let mut v = vec![Variant::Portable8];
+            if !simd.contains(&Variant::Avx512x64) {
+                v.push(Variant::Portable64);
+            }
             v.extend(simd);
             v
         })
