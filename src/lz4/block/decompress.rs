@@ -154,6 +154,9 @@ fn fast_loop<K: Kernel>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<
             unsafe { K::copy_short_literals(bp.add(op), sp.add(ip + 1)) };
             ip += 1;
         } else {
+            // Long runs are rare in the data where per-sequence cost
+            // matters (many short sequences); keep the short path straight.
+            std::hint::cold_path();
             let seq_start = ip;
             ip += 1;
             lit += read_length(src, &mut ip, iend)?;
@@ -193,6 +196,8 @@ fn fast_loop<K: Kernel>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Result<
             op += code + MIN_MATCH;
             continue;
         }
+        // Long matches: their copy dominates, so their branch layout does not.
+        std::hint::cold_path();
         let len =
             RUN_MASK + MIN_MATCH + read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
         if len + K::OVERRUN <= oend - op {
