@@ -1,0 +1,409 @@
+//! Timing the decoders on one input: contenders interleaved in a random
+//! order every round, every decode checked against the original bytes.
+//!
+//! Why this shape (see `docs/benchmarking.md`): on a shared machine the
+//! speed drifts while a run goes on, so no contender may get all its
+//! samples in a quiet or a busy stretch. Each round runs every contender
+//! once, in a freshly shuffled order, and the statistic (minimum or median)
+//! is taken per contender over the rounds.
+
+use std::ops::Range;
+use std::time::Instant;
+
+use lzkit::lz4::block::{Decoder, Variant, VariantStats};
+
+use super::codec::{Blocks, ref_decompress};
+use super::rng::Rng;
+
+/// One sample decodes the input at least this many bytes' worth (whole
+/// passes): a 2 KiB column file decodes in well under a microsecond, which
+/// the clock cannot time, while 1 MiB takes tens of microseconds even at
+/// memcpy speed, so clock overhead stays below a thousandth.
+const MIN_SAMPLE_BYTES: usize = 1 << 20;
+/// Written over the output before every sample, so that a decoder that
+/// skipped writing cannot pass the check with an earlier one's output.
+const POISON: u8 = 0xA5;
+/// x86 cores compare the low 12 address bits of a load with those of
+/// earlier stores before the full address is known: the period of "4K
+/// aliasing" (see [`output_buffer`]).
+const ALIAS_PERIOD: usize = 4096;
+
+/// A decoder (or the memcpy ceiling) being timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// lz4 1.10 `LZ4_decompress_safe` through `lz4-sys`: the baseline.
+    Ref,
+    /// `lz4_flex::block::decompress_into` (the crate's safe decoder).
+    Lz4Flex,
+    /// An lzkit decoder forced to one variant (`Decoder::with_variant`).
+    Fixed(Variant),
+    /// An adaptive lzkit decoder, one per input, learning over all rounds.
+    Adapt,
+    /// Copying the decoded bytes block by block: the speed no decoder beats.
+    Memcpy,
+}
+
+impl Contender {
+    /// Every contender on this CPU, in the report's column order.
+    pub fn all() -> Vec<Contender> {
+        let mut all = vec![Contender::Ref, Contender::Lz4Flex];
+        all.extend(Variant::available().iter().map(|&v| Contender::Fixed(v)));
+        all.push(Contender::Adapt);
+        all.push(Contender::Memcpy);
+        all
+    }
+
+    /// Column name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Ref => "ref",
+            Contender::Lz4Flex => "lz4_flex",
+            Contender::Fixed(v) => v.name(),
+            Contender::Adapt => "adapt",
+            Contender::Memcpy => "memcpy",
+        }
+    }
+}
+
+/// Which statistic of the per-round times a speed reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    /// The fastest round: the one least disturbed by the neighbours.
+    Min,
+    /// The middle round: typical rather than best-case.
+    Median,
+}
+
+impl Stat {
+    /// Name on the command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Min => "min",
+            Stat::Median => "median",
+        }
+    }
+
+    /// The statistic of `samples` (not empty).
+    fn of(self, samples: &mut [f64]) -> f64 {
+        samples.sort_by(f64::total_cmp);
+        match self {
+            Stat::Min => samples[0],
+            Stat::Median => {
+                let mid = samples.len() / 2;
+                if samples.len() % 2 == 1 {
+                    samples[mid]
+                } else {
+                    (samples[mid - 1] + samples[mid]) / 2.0
+                }
+            }
+        }
+    }
+}
+
+/// How to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Timed rounds (after one untimed warm-up round).
+    pub rounds: u32,
+    /// Statistic over the rounds.
+    pub stat: Stat,
+    /// Seed of this input's adaptive decoder.
+    pub adapt_seed: u64,
+}
+
+/// What the adaptive decoder ended up with on one input.
+#[derive(Debug, Clone)]
+pub struct AdaptOutcome {
+    /// `Decoder::preferred()`: the variant it believes fastest.
+    pub preferred: Variant,
+    /// `Decoder::last_variant()`: the variant of the last block.
+    pub last: Variant,
+    /// `Decoder::stats()`: per candidate variant, blocks decoded (pulls),
+    /// blocks timed and mean time per byte.
+    pub arms: Vec<VariantStats>,
+}
+
+/// The measurement of one input.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// GB/s (10^9 decoded bytes per second) per contender, in the order given.
+    pub gbps: Vec<f64>,
+    /// The adaptive decoder's choices, if it was among the contenders.
+    pub adapt: Option<AdaptOutcome>,
+}
+
+/// The input being decoded: original bytes and their compressed blocks.
+struct Work<'a> {
+    original: &'a [u8],
+    blocks: &'a Blocks,
+}
+
+/// How a contender decodes, with the state it keeps across rounds.
+enum Engine {
+    Ref,
+    Lz4Flex,
+    /// A fixed or adaptive lzkit decoder.
+    Lzkit(Decoder),
+    Memcpy,
+}
+
+/// A contender and its engine.
+struct Runner {
+    contender: Contender,
+    engine: Engine,
+}
+
+impl Runner {
+    fn new(contender: Contender, adapt_seed: u64) -> Result<Runner, String> {
+        let engine = match contender {
+            Contender::Ref => Engine::Ref,
+            Contender::Lz4Flex => Engine::Lz4Flex,
+            Contender::Fixed(v) => {
+                Engine::Lzkit(Decoder::with_variant(v).map_err(|e| e.to_string())?)
+            }
+            // What Decoder::new() builds, with a seed of ours, so that
+            // --seed repeats the bandit's random choices too.
+            Contender::Adapt => Engine::Lzkit(Decoder::with_seed(adapt_seed)),
+            Contender::Memcpy => Engine::Memcpy,
+        };
+        Ok(Runner { contender, engine })
+    }
+
+    /// Decode every block of `work` into `out` (the original's length).
+    /// The `match` is outside the block loop, so each engine's loop is
+    /// compiled for it alone.
+    fn pass(&mut self, work: &Work, out: &mut [u8]) -> Result<(), String> {
+        match &mut self.engine {
+            Engine::Ref => decode_blocks(work, out, |src, dst| {
+                ref_decompress(src, dst).ok_or_else(|| "LZ4_decompress_safe failed".to_string())
+            }),
+            Engine::Lz4Flex => decode_blocks(work, out, |src, dst| {
+                lz4_flex::block::decompress_into(src, dst).map_err(|e| e.to_string())
+            }),
+            Engine::Lzkit(decoder) => decode_blocks(work, out, |src, dst| {
+                decoder.decompress_into(src, dst).map_err(|e| e.to_string())
+            }),
+            Engine::Memcpy => {
+                for b in &work.blocks.blocks {
+                    out[b.original.clone()].copy_from_slice(&work.original[b.original.clone()]);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The adaptive decoder's outcome, if this is the adaptive contender.
+    fn adapt_outcome(&self) -> Option<AdaptOutcome> {
+        match (&self.engine, self.contender) {
+            (Engine::Lzkit(d), Contender::Adapt) => Some(AdaptOutcome {
+                preferred: d.preferred(),
+                last: d.last_variant(),
+                arms: d.stats(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Decode each block into its place in `out` with `decode`, which returns
+/// the decoded size; a block must decode to exactly its original length.
+#[inline(always)]
+fn decode_blocks(
+    work: &Work,
+    out: &mut [u8],
+    mut decode: impl FnMut(&[u8], &mut [u8]) -> Result<usize, String>,
+) -> Result<(), String> {
+    for (i, b) in work.blocks.blocks.iter().enumerate() {
+        let dst = &mut out[b.original.clone()];
+        let n = decode(&work.blocks.data[b.compressed.clone()], dst)
+            .map_err(|e| format!("block {i}: {e}"))?;
+        if n != dst.len() {
+            return Err(format!(
+                "block {i}: decoded {n} bytes instead of {}",
+                dst.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Time `contenders` decoding `blocks` back into `original`. `order` shuffles
+/// each round's order; `on_round` is called after every round (progress).
+/// Fails, naming the contender and the place, on any decode error or any
+/// output byte that differs from the original.
+pub fn measure(
+    original: &[u8],
+    blocks: &Blocks,
+    contenders: &[Contender],
+    plan: Plan,
+    order: &mut Rng,
+    mut on_round: impl FnMut(),
+) -> Result<Measured, String> {
+    if original.is_empty() {
+        return Err("nothing to decode: the input is empty".into());
+    }
+    let work = Work { original, blocks };
+    let mut runners = contenders
+        .iter()
+        .map(|&c| Runner::new(c, plan.adapt_seed))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Every pass of a sample decodes into its own copy of the output, so
+    // that every decode is checked, not just a sample's last.
+    let passes = MIN_SAMPLE_BYTES.div_ceil(original.len());
+    let (mut buffer, place) = output_buffer(passes * original.len(), original);
+    let out = &mut buffer[place];
+    let mut samples = vec![Vec::with_capacity(plan.rounds as usize); runners.len()];
+    let mut sequence: Vec<usize> = (0..runners.len()).collect();
+    // Round 0 warms caches, page tables and branch predictors, and checks
+    // every contender once before anything is timed; it is not recorded.
+    for round in 0..=plan.rounds {
+        order.shuffle(&mut sequence);
+        for &k in &sequence {
+            let seconds = sample(&mut runners[k], &work, out)?;
+            if round > 0 {
+                samples[k].push(seconds);
+            }
+        }
+        on_round();
+    }
+    let gbps = samples
+        .iter_mut()
+        .map(|s| original.len() as f64 / plan.stat.of(s) / 1e9)
+        .collect();
+    let adapt = runners.iter().find_map(Runner::adapt_outcome);
+    Ok(Measured { gbps, adapt })
+}
+
+/// One sample: poison `out`, decode one copy of the input into each of its
+/// `original.len()`-byte chunks under the clock, then check every copy.
+/// Returns seconds per pass.
+fn sample(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, String> {
+    let name = runner.contender.name();
+    let len = work.original.len();
+    out.fill(POISON);
+    let start = Instant::now();
+    for copy in out.chunks_exact_mut(len) {
+        runner
+            .pass(work, copy)
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
+    verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
+    Ok(seconds)
+}
+
+/// A buffer with a `len`-byte range in it whose address is half a page
+/// ([`ALIAS_PERIOD`]) away from `original`'s, modulo the page. Copying into
+/// memory a few bytes ahead of the source modulo 4 KiB can run ten times
+/// slower (loads falsely match earlier stores: "4K aliasing"), and where two
+/// allocations land is up to the allocator: left to chance, one built-in
+/// file in seventeen had a memcpy "ceiling" of 3 GB/s instead of 30.
+fn output_buffer(len: usize, original: &[u8]) -> (Vec<u8>, Range<usize>) {
+    let buffer = vec![0u8; len + ALIAS_PERIOD];
+    let want = (original.as_ptr() as usize + ALIAS_PERIOD / 2) % ALIAS_PERIOD;
+    let have = buffer.as_ptr() as usize % ALIAS_PERIOD;
+    let start = (want + ALIAS_PERIOD - have) % ALIAS_PERIOD;
+    (buffer, start..start + len)
+}
+
+/// Check that every copy in `out` equals `original`; on a mismatch, name the
+/// first wrong byte's offset in the original.
+fn verify(out: &[u8], original: &[u8]) -> Result<(), String> {
+    for copy in out.chunks_exact(original.len()) {
+        if copy != original {
+            let at = copy
+                .iter()
+                .zip(original)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            return Err(format!(
+                "decoded bytes differ from the original at offset {at}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::codec::{Compressor, compress_blocks};
+    use super::*;
+
+    #[test]
+    fn statistics() {
+        assert_eq!(Stat::Min.of(&mut [3.0, 1.0, 2.0]), 1.0);
+        assert_eq!(Stat::Median.of(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(Stat::Median.of(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn every_contender_measured_and_adapt_reported() {
+        let original: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i / 9).to_le_bytes())
+            .collect();
+        let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
+        let contenders = Contender::all();
+        let plan = Plan {
+            rounds: 2,
+            stat: Stat::Median,
+            adapt_seed: 5,
+        };
+        let mut rounds = 0;
+        let m = measure(
+            &original,
+            &blocks,
+            &contenders,
+            plan,
+            &mut Rng::new(1),
+            || rounds += 1,
+        )
+        .unwrap();
+        assert_eq!(rounds, 3);
+        assert_eq!(m.gbps.len(), contenders.len());
+        assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
+        let adapt = m.adapt.unwrap();
+        let pulls: u64 = adapt.arms.iter().map(|a| a.blocks).sum();
+        // 3 rounds of `passes` passes over 7 blocks.
+        let passes = MIN_SAMPLE_BYTES.div_ceil(original.len()) as u64;
+        assert_eq!(pulls, 3 * passes * 7);
+    }
+
+    #[test]
+    fn a_wrong_decode_is_caught() {
+        let original = vec![7u8; 70_000];
+        let mut blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
+        // Swap the two blocks' compressed bytes: both still decode, but the
+        // first now decodes the short block's bytes into the long block's place.
+        blocks.blocks[0].compressed = blocks.blocks[1].compressed.clone();
+        let plan = Plan {
+            rounds: 1,
+            stat: Stat::Min,
+            adapt_seed: 0,
+        };
+        let err = measure(
+            &original,
+            &blocks,
+            &[Contender::Ref],
+            plan,
+            &mut Rng::new(1),
+            || {},
+        )
+        .unwrap_err();
+        assert!(err.contains("ref: block 0"), "{err}");
+
+        // Same length, wrong bytes: the byte check catches it.
+        let mut other = original.clone();
+        other[100] = 8;
+        let good = compress_blocks(&other, 65_536, Compressor::Ref, 1).unwrap();
+        let err = measure(
+            &original,
+            &good,
+            &[Contender::Memcpy, Contender::Ref],
+            plan,
+            &mut Rng::new(1),
+            || {},
+        )
+        .unwrap_err();
+        assert!(err.contains("ref") && err.contains("offset 100"), "{err}");
+    }
+}

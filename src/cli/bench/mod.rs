@@ -1,0 +1,319 @@
+//! `lzkit bench`: the ClickHouse LZ4 study's per-file table for any data.
+//!
+//! For every input (files, the files of directories, or a built-in corpus),
+//! the driver here cuts it into blocks and compresses them ([`codec`]), times
+//! every decoder on them ([`measure`]) and collects one row per file for the
+//! report ([`report`], drawn by [`render`]). [`options`] parses the command line, [`corpus`]
+//! generates the built-in data, [`rng`] supplies the seeded randomness.
+//!
+//! Like the rest of the CLI it uses only the library's public API.
+
+mod codec;
+mod corpus;
+mod measure;
+mod options;
+mod render;
+mod report;
+mod rng;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lzkit::lz4::block::Variant;
+
+use super::report::PROGRAM;
+use codec::{Blocks, compress_blocks};
+use measure::{Contender, Measured, Plan, measure};
+use options::{Options, Parsed};
+use report::{FileResult, Report, Settings, Speeds};
+use rng::{Rng, derive_seed};
+
+/// Exit status when a compressor failed (lzbench's code for it).
+const EXIT_COMPRESS_FAILED: u8 = 10;
+/// Exit status when a decoder failed or decoded wrong bytes (lzbench's
+/// code for a decompression mismatch).
+const EXIT_DECODE_FAILED: u8 = 11;
+/// Input arguments named in the report's header before "and N more".
+const MAX_NAMED_SOURCES: usize = 3;
+
+/// Why a run stopped, which sets the exit status.
+enum Failure {
+    /// A missing or unreadable input (status 1).
+    Input(String),
+    /// The compressor failed on a block.
+    Compress(String),
+    /// A decoder failed or decoded wrong bytes.
+    Decode(String),
+}
+
+impl Failure {
+    fn report(self) -> ExitCode {
+        let (msg, code) = match self {
+            Failure::Input(m) => (m, 1),
+            Failure::Compress(m) => (m, EXIT_COMPRESS_FAILED),
+            Failure::Decode(m) => (m, EXIT_DECODE_FAILED),
+        };
+        eprintln!("{PROGRAM} bench: {msg}");
+        ExitCode::from(code)
+    }
+}
+
+/// Run `lzkit bench` with the arguments after `bench`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let opts = match options::parse(args) {
+        Ok(Parsed::Run(opts)) => opts,
+        Ok(Parsed::Help) => return print(options::HELP),
+        Err(msg) => {
+            eprintln!("{PROGRAM} bench: {msg}");
+            eprintln!("Try '{PROGRAM} bench -h' for help.");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&opts) {
+        Ok(report) => print(&report.render(opts.format)),
+        Err(failure) => failure.report(),
+    }
+}
+
+/// Write to standard output; a closed pipe is a failure, not a panic.
+fn print(text: &str) -> ExitCode {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+/// One input: a file, or a file of the built-in corpus (by index).
+enum Input {
+    File(PathBuf),
+    BuiltIn(usize),
+}
+
+impl Input {
+    /// Name in the report: the file name without its directory.
+    fn name(&self) -> String {
+        match self {
+            Input::File(path) => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            Input::BuiltIn(i) => corpus::name(*i).to_string(),
+        }
+    }
+
+    fn load(&self, scale: f64) -> Result<Vec<u8>, Failure> {
+        match self {
+            Input::File(path) => {
+                std::fs::read(path).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))
+            }
+            Input::BuiltIn(i) => Ok(corpus::generate(*i, scale)),
+        }
+    }
+}
+
+/// The inputs named (a directory: its regular files, sorted by name), or
+/// the built-in corpus when none is.
+fn list_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
+    if paths.is_empty() {
+        return Ok((0..corpus::len()).map(Input::BuiltIn).collect());
+    }
+    let mut inputs = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            inputs.extend(files_in(path)?.into_iter().map(Input::File));
+        } else if path.is_file() {
+            inputs.push(Input::File(path.clone()));
+        } else {
+            return Err(Failure::Input(format!(
+                "{}: no such file or directory",
+                path.display()
+            )));
+        }
+    }
+    if inputs.is_empty() {
+        return Err(Failure::Input("no files to benchmark".into()));
+    }
+    Ok(inputs)
+}
+
+/// Regular files directly in `dir`, sorted.
+fn files_in(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let fail = |e: std::io::Error| Failure::Input(format!("{}: {e}", dir.display()));
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(fail)? {
+        let path = entry.map_err(fail)?.path();
+        if path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// What the header says was measured.
+fn source_label(opts: &Options) -> String {
+    if opts.inputs.is_empty() {
+        return format!("built-in corpus (scale {})", opts.corpus_scale);
+    }
+    let named: Vec<String> = opts
+        .inputs
+        .iter()
+        .take(MAX_NAMED_SOURCES)
+        .map(|p| p.display().to_string())
+        .collect();
+    match opts.inputs.len().saturating_sub(MAX_NAMED_SOURCES) {
+        0 => named.join(", "),
+        more => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
+/// Measure every input and gather the report.
+fn run(opts: &Options) -> Result<Report, Failure> {
+    let inputs = list_inputs(&opts.inputs)?;
+    let contenders = Contender::all();
+    let rounds_per_file = u64::from(opts.rounds) + 1; // plus the warm-up round
+    let progress = Progress::new(!opts.quiet, inputs.len() as u64 * rounds_per_file);
+    let mut order = Rng::new(opts.seed);
+    let mut files = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.iter().enumerate() {
+        let name = input.name();
+        let data = input.load(opts.corpus_scale)?;
+        if data.is_empty() {
+            progress.note(&format!("{PROGRAM} bench: {name}: empty, skipped"));
+            progress.advance(rounds_per_file);
+            continue;
+        }
+        progress.stage(&name, "compressing");
+        let blocks = compress_blocks(&data, opts.block_size, opts.compressor, opts.level)
+            .map_err(|e| Failure::Compress(format!("{name}: {e}")))?;
+        progress.stage(&name, "decoding");
+        let plan = Plan {
+            rounds: opts.rounds,
+            stat: opts.stat,
+            adapt_seed: derive_seed(opts.seed, i as u64),
+        };
+        let measured = measure(&data, &blocks, &contenders, plan, &mut order, || {
+            progress.advance(1)
+        })
+        .map_err(|e| Failure::Decode(format!("{name}: {e}")))?;
+        files.push(file_result(
+            name,
+            data.len(),
+            &blocks,
+            &contenders,
+            measured,
+        ));
+    }
+    progress.finish();
+    if files.is_empty() {
+        return Err(Failure::Input(
+            "no data to benchmark: every input is empty".into(),
+        ));
+    }
+    Ok(Report {
+        settings: settings(opts),
+        files,
+    })
+}
+
+/// The report's header facts.
+fn settings(opts: &Options) -> Settings {
+    Settings {
+        source: source_label(opts),
+        block_size: opts.block_size,
+        compressor: opts.compressor.describe(opts.level),
+        reference: format!("lz4 {} LZ4_decompress_safe", codec::ref_version()),
+        rounds: opts.rounds,
+        stat: opts.stat,
+        seed: opts.seed,
+        variants: Variant::available().to_vec(),
+        candidates: Variant::candidates().to_vec(),
+    }
+}
+
+/// One file's row from its measurement (speeds in [`Contender::all`] order).
+fn file_result(
+    name: String,
+    bytes: usize,
+    blocks: &Blocks,
+    contenders: &[Contender],
+    measured: Measured,
+) -> FileResult {
+    let mut speeds = Speeds {
+        reference: f64::NAN,
+        lz4_flex: f64::NAN,
+        variants: Vec::new(),
+        adapt: f64::NAN,
+        memcpy: f64::NAN,
+    };
+    for (&c, &gbps) in contenders.iter().zip(&measured.gbps) {
+        match c {
+            Contender::Ref => speeds.reference = gbps,
+            Contender::Lz4Flex => speeds.lz4_flex = gbps,
+            Contender::Fixed(_) => speeds.variants.push(gbps),
+            Contender::Adapt => speeds.adapt = gbps,
+            Contender::Memcpy => speeds.memcpy = gbps,
+        }
+    }
+    FileResult {
+        name,
+        bytes,
+        compressed: blocks.data.len(),
+        blocks: blocks.blocks.len(),
+        speeds,
+        adapt: measured
+            .adapt
+            .expect("Contender::all() includes the adaptive decoder"),
+    }
+}
+
+/// A progress bar on standard error: shown only when that is a terminal
+/// (never control characters in a redirected log) and not `-q`. Counts
+/// rounds over all files.
+struct Progress(Option<ProgressBar>);
+
+impl Progress {
+    /// Template: what is being done, the bar, rounds done, time so far.
+    const TEMPLATE: &str = "{msg:40!} [{bar:30}] {pos}/{len} rounds, {elapsed}";
+
+    fn new(wanted: bool, total: u64) -> Progress {
+        let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(total);
+            if let Ok(style) = ProgressStyle::with_template(Self::TEMPLATE) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        Progress(bar)
+    }
+
+    /// Show what is happening to which file.
+    fn stage(&self, name: &str, what: &str) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(format!("{name}: {what}"));
+        }
+    }
+
+    fn advance(&self, rounds: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc(rounds);
+        }
+    }
+
+    /// A message on standard error that does not garble the bar.
+    fn note(&self, msg: &str) {
+        match &self.0 {
+            Some(bar) => bar.suspend(|| eprintln!("{msg}")),
+            None => eprintln!("{msg}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

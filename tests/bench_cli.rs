@@ -1,0 +1,494 @@
+//! Integration tests of `lzkit bench`: every output format carries the
+//! study's columns and rows, CSV and JSON parse, files and directories are
+//! read, and errors exit with a message. Settings are tiny (`-i 2`, a small
+//! built-in corpus, small files written here); no speed is ever asserted,
+//! only that speeds are positive numbers.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use tempfile::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lzkit");
+
+/// Columns the ClickHouse study's table has, in every format.
+const STUDY_COLUMNS: &[&str] = &[
+    "ref",
+    "lz4_flex",
+    "adapt",
+    "max",
+    "best",
+    "adapt_boost",
+    "max_boost",
+    "adapt_over_max",
+    "memcpy",
+];
+
+/// A few of the built-in corpus' files.
+const BUILT_IN_FILES: &[&str] = &["sorted_month.UInt32", "carrier.String", "random.bin"];
+
+/// Smallest built-in corpus: every file at its 4 KiB minimum or so.
+const TINY: &[&str] = &["--corpus-scale", "0.001", "-i", "2"];
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("bench")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run lzkit")
+}
+
+/// Standard output of a run that must succeed.
+fn stdout_of(args: &[&str]) -> String {
+    let out = bench(args);
+    assert!(
+        out.status.success(),
+        "lzkit bench {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Standard error is not a terminal here, so no progress bar was drawn.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Column-like test data: sorted u32 runs, then length-prefixed strings.
+fn write_sample(dir: &Path, name: &str, values: u32) -> PathBuf {
+    let mut data: Vec<u8> = (0..values).flat_map(|i| (i / 500).to_le_bytes()).collect();
+    for i in 0..values / 4 {
+        let s = format!("carrier-{}", i % 7);
+        data.push(s.len() as u8);
+        data.extend_from_slice(s.as_bytes());
+    }
+    let path = dir.join(name);
+    fs::write(&path, data).unwrap();
+    path
+}
+
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+#[test]
+fn text_has_the_study_table_for_the_built_in_corpus() {
+    let out = stdout_of(TINY);
+    assert!(out.contains("built-in corpus"), "{out}");
+    assert!(out.contains("min of 2 rounds"), "statistic stated:\n{out}");
+    let header = out
+        .lines()
+        .find(|l| l.starts_with("file ") && l.contains("ratio"))
+        .expect("speed table header");
+    for col in STUDY_COLUMNS {
+        assert!(words(header).contains(col), "{col} missing from {header}");
+    }
+    for name in BUILT_IN_FILES.iter().chain(&["geomean", "worst"]) {
+        assert!(
+            out.lines().any(|l| l.starts_with(name)),
+            "no row for {name}:\n{out}"
+        );
+    }
+    // The geomean row has a number under every speed column.
+    let geo = out.lines().find(|l| l.starts_with("geomean")).unwrap();
+    let numbers = words(geo)
+        .iter()
+        .filter(|w| w.parse::<f64>().is_ok())
+        .count();
+    assert!(numbers >= STUDY_COLUMNS.len(), "{geo}");
+    // The adaptive decoder's table.
+    assert!(
+        out.lines()
+            .any(|l| words(l).starts_with(&["file", "preferred", "last", "best"]))
+    );
+    assert!(out.contains("worst adapt_over_max:"), "{out}");
+    assert!(out.contains("best fixed variant over all files:"), "{out}");
+}
+
+#[test]
+fn markdown_tables_are_well_formed() {
+    let out = stdout_of(&[TINY, &["--format", "markdown", "--stat", "median"]].concat());
+    assert!(out.contains("median of 2 rounds"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("| file |"))
+        .collect();
+    assert_eq!(
+        starts.len(),
+        2,
+        "a speed table and an adaptive-choice table:\n{out}"
+    );
+    for &start in &starts {
+        let bars = lines[start].matches('|').count();
+        assert!(
+            lines[start + 1].starts_with("| ---"),
+            "{}",
+            lines[start + 1]
+        );
+        let rows: Vec<&str> = lines[start + 2..]
+            .iter()
+            .take_while(|l| l.starts_with('|'))
+            .copied()
+            .collect();
+        assert!(rows.len() >= BUILT_IN_FILES.len(), "{out}");
+        for row in rows {
+            assert_eq!(row.matches('|').count(), bars, "ragged row {row}");
+        }
+    }
+    for col in STUDY_COLUMNS {
+        assert!(lines[starts[0]].contains(&format!("| {col} |")), "{col}");
+    }
+}
+
+#[test]
+fn csv_parses_with_one_row_per_file() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "sample.bin", 30_000);
+    let size = fs::metadata(&file).unwrap().len();
+    let out = stdout_of(&[
+        "-i",
+        "2",
+        "-B",
+        "16K",
+        "--format",
+        "csv",
+        file.to_str().unwrap(),
+    ]);
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
+    let head = &rows[0];
+    for col in STUDY_COLUMNS
+        .iter()
+        .chain(&["file", "bytes", "blocks", "preferred"])
+    {
+        assert!(head.contains(col), "{col} missing from {head:?}");
+    }
+    assert!(head.iter().any(|h| h.starts_with("pulls_")), "{head:?}");
+    assert_eq!(rows.len(), 4, "header, the file, geomean, worst:\n{out}");
+    for row in &rows {
+        assert_eq!(row.len(), head.len(), "ragged row {row:?}");
+    }
+    let cell = |row: usize, col: &str| rows[row][head.iter().position(|h| h == &col).unwrap()];
+    assert_eq!(cell(1, "file"), "sample.bin");
+    assert_eq!(cell(1, "bytes"), size.to_string());
+    assert_eq!(cell(1, "blocks"), size.div_ceil(16 << 10).to_string());
+    for col in ["ref", "lz4_flex", "adapt", "max", "adapt_boost", "memcpy"] {
+        let v: f64 = cell(1, col)
+            .parse()
+            .unwrap_or_else(|_| panic!("{col}: {}", cell(1, col)));
+        assert!(v > 0.0 && v.is_finite(), "{col} = {v}");
+    }
+    assert_eq!((cell(2, "file"), cell(3, "file")), ("geomean", "worst"));
+    assert!(cell(3, "adapt_over_max").parse::<f64>().is_ok());
+    let pulls: u64 = head
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.starts_with("pulls_"))
+        .map(|(i, _)| rows[1][i].parse::<u64>().unwrap())
+        .sum();
+    assert!(pulls > 0, "the adaptive decoder decoded blocks");
+}
+
+#[test]
+fn json_parses_and_describes_every_file_of_a_directory() {
+    let dir = TempDir::new().unwrap();
+    write_sample(dir.path(), "a.bin", 20_000);
+    write_sample(dir.path(), "b.bin", 40_000);
+    fs::write(dir.path().join("empty"), b"").unwrap();
+    let args = ["-i", "2", "--format", "json", "--compressor", "lzkit", "-9"];
+    let out = bench(&[&args[..], &[dir.path().to_str().unwrap()]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty, skipped"));
+    let json = Json::parse(&String::from_utf8(out.stdout).unwrap()).expect("valid JSON");
+
+    let settings = json.get("settings");
+    assert_eq!(settings.get("rounds").num(), 2.0);
+    assert_eq!(settings.get("stat").str(), "min");
+    assert!(settings.get("compressor").str().contains("lzkit"));
+    assert!(settings.get("compressor").str().contains("level 9"));
+    let files = json.get("files").arr();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0].get("file").str(), "a.bin");
+    for f in files {
+        let gbps = f.get("gbps");
+        for c in ["ref", "lz4_flex", "adapt", "memcpy"] {
+            assert!(gbps.get(c).num() > 0.0, "{c}");
+        }
+        for c in ["max", "adapt_boost", "max_boost", "adapt_over_max"] {
+            assert!(f.get(c).num() > 0.0, "{c}");
+        }
+        assert!(!f.get("best").str().is_empty());
+        assert!(!f.get("preferred").str().is_empty());
+        assert!(!f.get("arms").arr().is_empty());
+    }
+    let summary = json.get("summary");
+    assert!(summary.get("geomean").get("adapt_boost").num() > 0.0);
+    assert!(
+        !summary
+            .get("worst")
+            .get("adapt_over_max")
+            .get("file")
+            .str()
+            .is_empty()
+    );
+}
+
+#[test]
+fn quick_uses_a_small_built_in_corpus() {
+    let out = stdout_of(&["--quick", "-i", "1", "--format", "csv"]);
+    assert_eq!(out.lines().count(), 1 + 17 + 2, "{out}");
+    assert!(out.lines().any(|l| l.starts_with("sorted_month.UInt32,")));
+}
+
+#[test]
+fn errors_exit_with_a_message() {
+    let fail = |args: &[&str], needle: &str| {
+        let out = bench(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    };
+    fail(&["/no/such/file"], "no such file");
+    fail(&["--format", "xml"], "unknown format");
+    fail(&["-B", "12"], "block size");
+    fail(&["--bogus"], "Try 'lzkit bench -h'");
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("empty"), b"").unwrap();
+    fail(&[dir.path().to_str().unwrap()], "empty");
+}
+
+#[test]
+fn help_lists_the_options() {
+    let out = stdout_of(&["-h"]);
+    for opt in [
+        "-B",
+        "--compressor",
+        "-i",
+        "--stat",
+        "--seed",
+        "--format",
+        "--corpus-scale",
+        "--quick",
+    ] {
+        assert!(out.contains(opt), "{opt} missing from help");
+    }
+}
+
+// ------------------------------------------------------ a minimal JSON reader
+
+/// A parsed JSON value: enough to check the report's structure.
+#[derive(Debug)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// Parse a whole document; `None` if it is not valid JSON.
+    fn parse(text: &str) -> Option<Json> {
+        let mut p = Parser {
+            s: text.as_bytes(),
+            i: 0,
+        };
+        let v = p.value()?;
+        p.ws();
+        (p.i == p.s.len()).then_some(v)
+    }
+
+    fn get(&self, key: &str) -> &Json {
+        match self {
+            Json::Obj(fields) => fields
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v)
+                .unwrap_or_else(|| panic!("no key {key}")),
+            other => panic!("not an object looking up {key}: {other:?}"),
+        }
+    }
+
+    fn num(&self) -> f64 {
+        match self {
+            Json::Num(x) => *x,
+            other => panic!("not a number: {other:?}"),
+        }
+    }
+
+    fn str(&self) -> &str {
+        match self {
+            Json::Str(s) => s,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+
+    fn arr(&self) -> &[Json] {
+        match self {
+            Json::Arr(items) => items,
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.s.get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    fn literal(&mut self, word: &str, v: Json) -> Option<Json> {
+        self.s[self.i..].starts_with(word.as_bytes()).then(|| {
+            self.i += word.len();
+            v
+        })
+    }
+
+    fn value(&mut self) -> Option<Json> {
+        self.ws();
+        match *self.s.get(self.i)? {
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b'"' => self.string().map(Json::Str),
+            b'n' => self.literal("null", Json::Null),
+            b't' => self.literal("true", Json::Bool(true)),
+            b'f' => self.literal("false", Json::Bool(false)),
+            _ => self.number(),
+        }
+    }
+
+    fn object(&mut self) -> Option<Json> {
+        self.eat(b'{')?;
+        let mut fields = Vec::new();
+        if self.eat(b'}').is_some() {
+            return Some(Json::Obj(fields));
+        }
+        loop {
+            self.ws();
+            let key = self.string()?;
+            self.eat(b':')?;
+            fields.push((key, self.value()?));
+            if self.eat(b'}').is_some() {
+                return Some(Json::Obj(fields));
+            }
+            self.eat(b',')?;
+        }
+    }
+
+    fn array(&mut self) -> Option<Json> {
+        self.eat(b'[')?;
+        let mut items = Vec::new();
+        if self.eat(b']').is_some() {
+            return Some(Json::Arr(items));
+        }
+        loop {
+            items.push(self.value()?);
+            if self.eat(b']').is_some() {
+                return Some(Json::Arr(items));
+            }
+            self.eat(b',')?;
+        }
+    }
+
+    fn string(&mut self) -> Option<String> {
+        if self.s.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        self.i += 1;
+        let mut out = String::new();
+        loop {
+            let c = *self.s.get(self.i)?;
+            self.i += 1;
+            match c {
+                b'"' => return Some(out),
+                b'\\' => {
+                    let e = *self.s.get(self.i)?;
+                    self.i += 1;
+                    match e {
+                        b'"' | b'\\' | b'/' => out.push(e as char),
+                        b'n' => out.push('\n'),
+                        b't' => out.push('\t'),
+                        b'r' => out.push('\r'),
+                        b'u' => {
+                            let hex = std::str::from_utf8(self.s.get(self.i..self.i + 4)?).ok()?;
+                            out.push(char::from_u32(u32::from_str_radix(hex, 16).ok()?)?);
+                            self.i += 4;
+                        }
+                        _ => return None,
+                    }
+                }
+                c if c < 0x20 => return None,
+                _ => {
+                    // Copy the whole UTF-8 sequence this byte starts.
+                    let start = self.i - 1;
+                    let len = match c {
+                        0xF0.. => 4,
+                        0xE0.. => 3,
+                        0xC0.. => 2,
+                        _ => 1,
+                    };
+                    out.push_str(std::str::from_utf8(self.s.get(start..start + len)?).ok()?);
+                    self.i = start + len;
+                }
+            }
+        }
+    }
+
+    fn number(&mut self) -> Option<Json> {
+        let start = self.i;
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c))
+        {
+            self.i += 1;
+        }
+        let text = std::str::from_utf8(&self.s[start..self.i]).ok()?;
+        text.parse().ok().map(Json::Num)
+    }
+}
+
+#[test]
+fn the_json_reader_rejects_broken_documents() {
+    let doc = Json::parse(r#"{"a": [1, 2.5, "x\"y\u0041", null, true]}"#).unwrap();
+    match doc.get("a").arr() {
+        [
+            Json::Num(1.0),
+            Json::Num(2.5),
+            Json::Str(s),
+            Json::Null,
+            Json::Bool(true),
+        ] => {
+            assert_eq!(s, "x\"yA")
+        }
+        other => panic!("{other:?}"),
+    }
+    for bad in [
+        r#"{"a": 1"#,
+        r#"{"a" 1}"#,
+        "[1, 2,]",
+        r#"{"a": 1} x"#,
+        "nan",
+    ] {
+        assert!(Json::parse(bad).is_none(), "{bad}");
+    }
+}
