@@ -1,3 +1,7 @@
+//! [`Compressor`], the block compressor for every level: it runs the fast
+//! engine below for levels <= 1 and the high-compression engines of
+//! [`super::hc`] for levels 2 to 12, behind one interface.
+//!
 //! The fast LZ4 compressor (levels <= 1): one hash probe per position, with
 //! the reference's skip heuristic (the step grows by one every 64 misses,
 //! scaled by the acceleration) so incompressible data is crossed quickly.
@@ -6,7 +10,12 @@
 //! blocks can find matches in earlier blocks; table entries are positions in
 //! the caller's buffer, and [`Compressor::rebase`] follows the buffer when the
 //! caller slides its window.
+//!
+//! The sequence-writing helpers at the end of this file ([`write_literals`],
+//! [`write_match_length`], [`count_equal`], ...) are the one output path of
+//! every engine.
 
+use super::hc::HcCompressor;
 use super::{LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_MATCH, max_compressed_size};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
@@ -30,8 +39,114 @@ const SKIP_TRIGGER: u32 = 6;
 /// "blocks under 13 bytes cannot be compressed").
 const MIN_INPUT_LENGTH: usize = MF_LIMIT + 1;
 
+/// Reusable compressor state for one level: the fast engine (levels <= 1) or
+/// a high-compression engine (levels 2 to 12, see [`super::hc`]).
+///
+/// Positions are indices in the caller's buffer: `buf[..start]` is history
+/// that matches may reach back into (at most [`MAX_DISTANCE`] bytes), and
+/// `buf[start..]` is the block to compress.
+pub(crate) enum Compressor {
+    Fast(FastCompressor),
+    High(HcCompressor),
+}
+
+impl Compressor {
+    /// A compressor for `level`: `<= 0` is the fast engine with acceleration
+    /// `1 - level`, 1 the fast engine, 2 to 12 the HC engines (above 12: 12).
+    pub(crate) fn new(level: i32) -> Self {
+        if level <= 1 {
+            Compressor::Fast(FastCompressor::new(level))
+        } else {
+            Compressor::High(HcCompressor::new(level))
+        }
+    }
+
+    /// Levels >= 10 only: avoid matches that are slow to decode (offsets
+    /// below 8, lengths 19 to 36), at a small cost in ratio. Other levels
+    /// ignore it, as in the reference.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "crate-internal until the public API exposes it")
+    )]
+    pub(crate) fn set_favor_dec_speed(&mut self, on: bool) {
+        if let Compressor::High(hc) = self {
+            hc.set_favor_dec_speed(on);
+        }
+    }
+
+    /// The caller moved its buffer's contents `shift` bytes towards the
+    /// start; follow it.
+    #[allow(
+        dead_code,
+        reason = "for encoders that slide their window; the frame encoder reloads history per job"
+    )]
+    pub(crate) fn rebase(&mut self, shift: usize) {
+        match self {
+            Compressor::Fast(f) => f.rebase(shift),
+            Compressor::High(h) => h.rebase(shift),
+        }
+    }
+
+    /// Forget all history, then enter `buf[..end]` (its last 64 KiB) as
+    /// history for the next [`Compressor::compress_next`].
+    pub(crate) fn load_history(&mut self, buf: &[u8], end: usize) {
+        match self {
+            Compressor::Fast(f) => f.load_history(buf, end),
+            Compressor::High(h) => h.load_history(buf, end),
+        }
+    }
+
+    /// Compress `buf[start..]` as one block, with `buf[..start]` (its last
+    /// 64 KiB) as history. Starts from a fresh state.
+    pub(crate) fn compress_block(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        match self {
+            Compressor::Fast(f) => f.begin_block(buf, start),
+            Compressor::High(h) => h.begin_block(buf, start),
+        }
+        self.compress_next(buf, start, dst)
+    }
+
+    /// Compress `buf[start..]` as one block, keeping the state from earlier
+    /// calls on the same (possibly rebased) buffer.
+    pub(crate) fn compress_next(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        let len = buf.len() - start;
+        if dst.len() >= max_compressed_size(len) {
+            return Ok(self.compress_unchecked(buf, start, dst));
+        }
+        // Small destination: compress into scratch space and check the fit.
+        let mut tmp = vec![0u8; max_compressed_size(len)];
+        let n = self.compress_unchecked(buf, start, &mut tmp);
+        if n > dst.len() {
+            return Err(Error::OutputTooSmall {
+                capacity: dst.len(),
+                needed: n,
+            });
+        }
+        dst[..n].copy_from_slice(&tmp[..n]);
+        Ok(n)
+    }
+
+    /// Compress into `dst` of at least `max_compressed_size` bytes.
+    fn compress_unchecked(&mut self, buf: &[u8], start: usize, dst: &mut [u8]) -> usize {
+        match self {
+            Compressor::Fast(f) => f.compress_generic(buf, start, dst),
+            Compressor::High(h) => h.compress(buf, start, dst),
+        }
+    }
+}
+
 /// Reusable state of the fast compressor.
-pub(crate) struct Compressor {
+pub(crate) struct FastCompressor {
     table: Box<[u32; TABLE_SIZE]>,
     /// Acceleration factor (1 = default; larger skips faster).
     accel: u32,
@@ -39,7 +154,7 @@ pub(crate) struct Compressor {
     small: bool,
 }
 
-impl Compressor {
+impl FastCompressor {
     /// A compressor for `level` (`<= 0` means acceleration `1 - level`).
     pub(crate) fn new(level: i32) -> Self {
         let accel = if level >= 1 {
@@ -47,8 +162,12 @@ impl Compressor {
         } else {
             (1i64 - level as i64).min(65_537) as u32
         };
-        Compressor {
-            table: Box::new([0; TABLE_SIZE]),
+        FastCompressor {
+            // Zeroed by `reset` when a block begins.
+            table: vec![0u32; TABLE_SIZE]
+                .into_boxed_slice()
+                .try_into()
+                .expect("TABLE_SIZE entries"),
             accel,
             small: false,
         }
@@ -56,7 +175,9 @@ impl Compressor {
 
     /// Forget all history.
     pub(crate) fn reset(&mut self, small: bool) {
-        self.table.fill(0);
+        // The large-input hash uses only the first half of the table.
+        let used = if small { TABLE_SIZE } else { TABLE_SIZE / 2 };
+        self.table[..used].fill(0);
         self.small = small;
     }
 
@@ -71,7 +192,7 @@ impl Compressor {
     }
 
     /// Reset, then enter positions of `buf[..end]` (its last 64 KiB) as
-    /// history for the next [`Compressor::compress_next`].
+    /// history for the next block.
     pub(crate) fn load_history(&mut self, buf: &[u8], end: usize) {
         self.reset(false);
         let begin = end.saturating_sub(MAX_DISTANCE);
@@ -83,60 +204,43 @@ impl Compressor {
         }
     }
 
-    /// Compress `buf[start..]` as one block, with `buf[..start]` (its last
-    /// 64 KiB) as history. Starts from a fresh table.
-    pub(crate) fn compress_block(
-        &mut self,
-        buf: &[u8],
-        start: usize,
-        dst: &mut [u8],
-    ) -> Result<usize> {
+    /// Start a fresh block: `buf[..start]` (its last 64 KiB) is the only
+    /// history.
+    fn begin_block(&mut self, buf: &[u8], start: usize) {
         if start == 0 {
             self.reset(buf.len() <= SMALL_INPUT_LIMIT);
         } else {
             self.load_history(buf, start);
         }
-        self.compress_next(buf, start, dst)
-    }
-
-    /// Compress `buf[start..]` as one block, keeping the table from earlier
-    /// calls on the same (possibly rebased) buffer.
-    pub(crate) fn compress_next(
-        &mut self,
-        buf: &[u8],
-        start: usize,
-        dst: &mut [u8],
-    ) -> Result<usize> {
-        let len = buf.len() - start;
-        if dst.len() >= max_compressed_size(len) {
-            return Ok(self.compress_generic(buf, start, dst));
-        }
-        // Small destination: compress into scratch space and check the fit.
-        let mut tmp = vec![0u8; max_compressed_size(len)];
-        let n = self.compress_generic(buf, start, &mut tmp);
-        if n > dst.len() {
-            return Err(Error::OutputTooSmall {
-                capacity: dst.len(),
-                needed: n,
-            });
-        }
-        dst[..n].copy_from_slice(&tmp[..n]);
-        Ok(n)
     }
 
     #[inline(always)]
     fn hash(&self, buf: &[u8], p: usize) -> usize {
         if self.small {
-            let v = read_u32(buf, p);
-            (v.wrapping_mul(2_654_435_761) >> (32 - TABLE_LOG_MAX)) as usize
+            hash_at::<true>(buf, p)
         } else {
-            let v = read_u64(buf, p);
-            ((v << 24).wrapping_mul(889_523_592_379) >> (64 - (TABLE_LOG_MAX - 1))) as usize
+            hash_at::<false>(buf, p)
         }
     }
 
     /// The compression loop. `dst` holds at least `max_compressed_size` bytes.
-    fn compress_generic(&mut self, buf: &[u8], start: usize, dst: &mut [u8]) -> usize {
+    pub(super) fn compress_generic(&mut self, buf: &[u8], start: usize, dst: &mut [u8]) -> usize {
+        // One instance of the loop per hash, so the choice is not a branch
+        // on every probe.
+        if self.small {
+            self.compress_with::<true>(buf, start, dst)
+        } else {
+            self.compress_with::<false>(buf, start, dst)
+        }
+    }
+
+    #[inline(always)]
+    fn compress_with<const SMALL: bool>(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        dst: &mut [u8],
+    ) -> usize {
         let end = buf.len();
         let mut op = 0usize;
         let mut anchor = start;
@@ -149,10 +253,10 @@ impl Compressor {
             let low = start.saturating_sub(MAX_DISTANCE);
             let mut ip = start;
 
-            let h = self.hash(buf, ip);
+            let h = hash_at::<SMALL>(buf, ip);
             self.table[h] = ip as u32;
             ip += 1;
-            let mut forward_h = self.hash(buf, ip);
+            let mut forward_h = hash_at::<SMALL>(buf, ip);
 
             'outer: loop {
                 // Find a match: probe forward, widening the step on misses.
@@ -170,7 +274,7 @@ impl Compressor {
                         break 'outer;
                     }
                     m = self.table[h] as usize;
-                    forward_h = self.hash(buf, forward_ip);
+                    forward_h = hash_at::<SMALL>(buf, forward_ip);
                     self.table[h] = ip as u32;
                     if m >= low
                         && m < ip
@@ -200,9 +304,9 @@ impl Compressor {
                         break 'outer;
                     }
                     // Enter a position the match skipped, as the reference does.
-                    let h2 = self.hash(buf, ip - 2);
+                    let h2 = hash_at::<SMALL>(buf, ip - 2);
                     self.table[h2] = (ip - 2) as u32;
-                    let h = self.hash(buf, ip);
+                    let h = hash_at::<SMALL>(buf, ip);
                     m = self.table[h] as usize;
                     self.table[h] = ip as u32;
                     if !(m >= low
@@ -218,7 +322,7 @@ impl Compressor {
                     op += 1;
                 }
                 ip += 1;
-                forward_h = self.hash(buf, ip);
+                forward_h = hash_at::<SMALL>(buf, ip);
             }
         }
         // Last literals.
@@ -226,11 +330,24 @@ impl Compressor {
     }
 }
 
+/// Hash of 4 bytes into 2^13 slots (`SMALL`, inputs under 64 KiB) or of 5
+/// bytes into 2^12 (the reference's choices, so matches and ratio follow it).
+#[inline(always)]
+fn hash_at<const SMALL: bool>(buf: &[u8], p: usize) -> usize {
+    if SMALL {
+        let v = read_u32(buf, p);
+        (v.wrapping_mul(2_654_435_761) >> (32 - TABLE_LOG_MAX)) as usize
+    } else {
+        let v = read_u64(buf, p);
+        ((v << 24).wrapping_mul(889_523_592_379) >> (64 - (TABLE_LOG_MAX - 1))) as usize
+    }
+}
+
 /// Write a token with the literal length `n` (match nibble 0), the length's
 /// 255-run bytes and the literals `src[..n]` at `dst[op..]`. Returns the new
 /// output position; the token is at the old `op`.
 #[inline(always)]
-fn write_literals(dst: &mut [u8], op: usize, src: &[u8], n: usize) -> usize {
+pub(super) fn write_literals(dst: &mut [u8], op: usize, src: &[u8], n: usize) -> usize {
     let mut o = op + 1;
     if n >= 15 {
         dst[op] = 15 << 4;
@@ -251,7 +368,7 @@ fn write_literals(dst: &mut [u8], op: usize, src: &[u8], n: usize) -> usize {
 /// Put the match length `ml` (already minus MIN_MATCH) into the token at
 /// `token_pos` and any 255-run bytes at `dst[op..]`.
 #[inline(always)]
-fn write_match_length(dst: &mut [u8], token_pos: usize, op: usize, ml: usize) -> usize {
+pub(super) fn write_match_length(dst: &mut [u8], token_pos: usize, op: usize, ml: usize) -> usize {
     if ml >= 15 {
         dst[token_pos] |= 15;
         write_length(dst, op, ml - 15)
@@ -275,30 +392,36 @@ fn write_length(dst: &mut [u8], mut op: usize, mut n: usize) -> usize {
 
 /// Number of equal bytes at `a` and `b` (with `b < a`), not going past `limit`.
 #[inline(always)]
-fn count_equal(buf: &[u8], a: usize, b: usize, limit: usize) -> usize {
-    let start = a;
-    let (mut a, mut b) = (a, b);
-    while a + 8 <= limit {
-        let diff = read_u64(buf, a) ^ read_u64(buf, b);
+pub(super) fn count_equal(buf: &[u8], a: usize, b: usize, limit: usize) -> usize {
+    if a >= limit {
+        return 0;
+    }
+    // Two slices of the same length, taken once: the loop below then needs
+    // no bounds checks.
+    let n = limit - a;
+    let (xs, ys) = (&buf[a..limit], &buf[b..b + n]);
+    let mut done = 0;
+    for (x, y) in xs.chunks_exact(8).zip(ys.chunks_exact(8)) {
+        let diff = u64::from_le_bytes(x.try_into().expect("8 bytes"))
+            ^ u64::from_le_bytes(y.try_into().expect("8 bytes"));
         if diff != 0 {
-            return a - start + (diff.trailing_zeros() / 8) as usize;
+            return done + (diff.trailing_zeros() / 8) as usize;
         }
-        a += 8;
-        b += 8;
+        done += 8;
     }
-    while a < limit && buf[a] == buf[b] {
-        a += 1;
-        b += 1;
-    }
-    a - start
+    done + xs[done..]
+        .iter()
+        .zip(&ys[done..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 #[inline(always)]
-fn read_u32(buf: &[u8], p: usize) -> u32 {
+pub(super) fn read_u32(buf: &[u8], p: usize) -> u32 {
     u32::from_le_bytes(buf[p..p + 4].try_into().expect("4 bytes"))
 }
 
 #[inline(always)]
-fn read_u64(buf: &[u8], p: usize) -> u64 {
+pub(super) fn read_u64(buf: &[u8], p: usize) -> u64 {
     u64::from_le_bytes(buf[p..p + 8].try_into().expect("8 bytes"))
 }

@@ -5,11 +5,16 @@
 //! 255-run length bytes, the literals, a 2-byte little-endian match offset and
 //! optional match-length bytes. The last sequence has literals only.
 //!
-//! * [`compress`] / [`compress_into`]: level 1 is the fast compressor (one hash
-//!   probe per position, like `LZ4_compress_default`); levels `<= 0` trade ratio
-//!   for speed like the CLI's `--fast=N` (acceleration `1 - level`).
-//!   **Levels 2 to 12 (HC) are not implemented yet: they compress exactly like
-//!   level 1.**
+//! * [`compress`] / [`compress_into`]: levels mean what they mean in the
+//!   reference library (lz4 1.10), so either can replace the other:
+//!   - level 1 is the fast compressor (one hash probe per position, like
+//!     `LZ4_compress_default`); levels `<= 0` trade ratio for speed like the
+//!     CLI's `--fast=N` (acceleration `1 - level`);
+//!   - level 2 probes two hash tables (4- and 8-byte keys) per position;
+//!   - levels 3 to 9 (HC) search hash chains 4, 8, ..., 256 links deep and
+//!     match lazily (9 is the CLI's `-9`, the usual HC level);
+//!   - levels 10 to 12 parse optimally (priced in output bytes) over deeper
+//!     chain searches; levels above 12 compress like 12.
 //! * [`decompress_into`]: safe on any input. It never panics, never reads or
 //!   writes outside the two slices, only ever copies bytes it has itself
 //!   written in this call (or the dictionary), and reports malformed input as
@@ -18,6 +23,7 @@
 mod compress;
 mod decoder;
 mod decompress;
+mod hc;
 mod variant;
 
 pub(crate) use compress::Compressor;
@@ -71,7 +77,7 @@ pub const fn max_compressed_size(n: usize) -> usize {
 }
 
 /// Compress `src` into a new vector at `level` (1 = default fast; `<= 0` =
-/// faster; 2..=12 currently the same as 1).
+/// faster; 2..=12 = slower, smaller: see the [module documentation](self)).
 ///
 /// # Panics
 /// If `src` is larger than [`MAX_INPUT_SIZE`].
@@ -114,13 +120,56 @@ pub fn compress_with_dict_into(
     }
     let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE + 1)..];
     if dict.is_empty() {
-        Compressor::new(level).compress_block(src, 0, dst)
+        with_compressor(level, |c| c.compress_block(src, 0, dst))
     } else {
         let mut buf = Vec::with_capacity(dict.len() + src.len());
         buf.extend_from_slice(dict);
         buf.extend_from_slice(src);
-        Compressor::new(level).compress_block(&buf, dict.len(), dst)
+        with_compressor(level, |c| c.compress_block(&buf, dict.len(), dst))
     }
+}
+
+thread_local! {
+    /// The HC engine behind the one-shot compression functions, one per
+    /// thread. Its tables (up to 320 KiB) are allocated once, and starting a
+    /// block needs no clearing; a fresh engine per call would allocate and
+    /// zero them every time, which costs more than compressing a small or
+    /// very repetitive input.
+    static THREAD_HC: RefCell<Option<Compressor>> = const { RefCell::new(None) };
+    /// The fast engine behind the one-shot functions (levels <= 1): reusing
+    /// its table saves an allocation per call, which matters on inputs that
+    /// compress at many GB/s.
+    static THREAD_FAST: RefCell<Option<(i32, Compressor)>> = const { RefCell::new(None) };
+}
+
+/// Run `f` with a compressor for `level`: this thread's HC engine (set to
+/// `level`) for levels >= 2, this thread's fast engine below.
+fn with_compressor<T>(level: i32, f: impl FnOnce(&mut Compressor) -> T) -> T {
+    if level <= 1 {
+        return THREAD_FAST.with(|slot| match slot.try_borrow_mut() {
+            Ok(mut slot) => {
+                if !matches!(*slot, Some((l, _)) if l == level) {
+                    *slot = Some((level, Compressor::new(level)));
+                }
+                f(&mut slot.as_mut().expect("set above").1)
+            }
+            Err(_) => f(&mut Compressor::new(level)),
+        });
+    }
+    THREAD_HC.with(|slot| match slot.try_borrow_mut() {
+        Ok(mut slot) => {
+            let reusable = match slot.as_mut() {
+                Some(Compressor::High(hc)) => hc.set_level(level),
+                _ => false,
+            };
+            if !reusable {
+                *slot = Some(Compressor::new(level));
+            }
+            f(slot.as_mut().expect("set above"))
+        }
+        // Re-entered (cannot happen today): use a one-off engine.
+        Err(_) => f(&mut Compressor::new(level)),
+    })
 }
 
 /// Decompress the block `src` into `dst` and return the number of bytes
