@@ -49,6 +49,9 @@ pub struct Options {
     pub legacy: bool,
     /// `-D FILE`.
     pub dictionary: Option<PathBuf>,
+    /// Worker threads from `-T#` / `--threads=#` (0 = one per core); `None`
+    /// means the `LZ4_NBWORKERS` environment variable, else 0.
+    pub threads: Option<usize>,
     /// `-c`: write to standard output.
     pub stdout: bool,
     /// `-f`: overwrite without asking; read from a terminal.
@@ -76,6 +79,7 @@ impl Default for Options {
             content_size: false,
             legacy: false,
             dictionary: None,
+            threads: None,
             stdout: false,
             force: false,
             remove_source: false,
@@ -103,6 +107,9 @@ pub enum Command {
 pub const MAX_LEVEL: i32 = 12;
 /// Largest `--fast=N` acceleration lz4 accepts (`LZ4_ACCELERATION_MAX`).
 const MAX_FAST: u32 = 65_537;
+/// Most worker threads; larger requests are clamped to it, as lz4 does
+/// (`LZ4_NBWORKERS_MAX`).
+pub const MAX_THREADS: usize = 200;
 
 /// Options as set by the program name: `unlz4` decompresses, `lz4cat`
 /// decompresses every file to standard output.
@@ -158,8 +165,9 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
         Some((n, v)) => (n, Some(v)),
         None => (long, None),
     };
-    // Only --fast takes a value; catch `--force=1` rather than ignore it.
-    if value.is_some() && name != "fast" {
+    // Only --fast and --threads take a value; catch `--force=1` rather
+    // than ignore it.
+    if value.is_some() && name != "fast" && name != "threads" {
         return Err(format!("option --{name} takes no value"));
     }
     match name {
@@ -194,6 +202,15 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
             };
             // `n` is at most MAX_FAST, so the cast cannot wrap.
             opts.level = Some(-(n as i32));
+        }
+        "threads" => {
+            let n = value
+                .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| {
+                    "option --threads needs a number of threads (--threads=#, 0 = all cores)"
+                        .to_string()
+                })?;
+            opts.threads = Some(threads_from_number(read_number(n.as_bytes()).0));
         }
         // Accepted for compatibility with lz4 scripts. Sparse output and
         // favor-decSpeed only change how data is written or which HC matches
@@ -275,9 +292,15 @@ where
             b'H' => return Ok(Some(Command::LongHelp)),
             b'V' => return Ok(Some(Command::Version)),
             b'r' => return Err("option -r (recursive) is not supported".into()),
-            b'b' | b'e' | b'i' | b'T' => {
+            b'T' => {
+                // `-T#`; lz4 reads a missing number as 0 (all cores).
+                let (n, used) = read_number(&bytes[i..]);
+                i += used;
+                opts.threads = Some(threads_from_number(n));
+            }
+            b'b' | b'e' | b'i' => {
                 return Err(format!(
-                    "option -{} (benchmark/threads) is not supported",
+                    "option -{} (benchmark) is not supported",
                     c as char
                 ));
             }
@@ -301,6 +324,11 @@ fn read_number(digits: &[u8]) -> (u64, usize) {
         used += 1;
     }
     (n, used)
+}
+
+/// A thread count as given, clamped to [`MAX_THREADS`].
+fn threads_from_number(n: u64) -> usize {
+    usize::try_from(n).map_or(MAX_THREADS, |n| n.min(MAX_THREADS))
 }
 
 /// `-B#`: 4..=7 is a block-size code; 32 or more is a size in bytes, rounded
@@ -364,6 +392,24 @@ mod tests {
         assert_eq!(run(&["-B100000"]).block_size, BlockSize::Max256KB);
         assert!(parse(["-B"].map(OsString::from), Options::default()).is_err());
         assert!(parse(["-B9"].map(OsString::from), Options::default()).is_err());
+    }
+
+    #[test]
+    fn thread_options() {
+        assert_eq!(run(&["x"]).threads, None);
+        assert_eq!(run(&["-T2", "x"]).threads, Some(2));
+        assert_eq!(run(&["-T0"]).threads, Some(0));
+        assert_eq!(run(&["-T"]).threads, Some(0));
+        let o = run(&["-9T4c"]);
+        assert_eq!((o.level, o.threads, o.stdout), (Some(9), Some(4), true));
+        assert_eq!(run(&["-T100000"]).threads, Some(MAX_THREADS));
+        assert_eq!(run(&["--threads=3"]).threads, Some(3));
+        for bad in ["--threads", "--threads=", "--threads=x", "--threads=-1"] {
+            assert!(
+                parse([bad].map(OsString::from), Options::default()).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! arguments to that subcommand; anything else is the lz4-style interface.
 
 mod args;
+mod bench;
 mod list;
 mod output;
 mod progress;
@@ -28,7 +29,7 @@ type Subcommand = fn(Vec<OsString>) -> ExitCode;
 /// Subcommands dispatched on the first argument (planned: `bench`, `probe`,
 /// `recompress`). The lz4-style interface keeps every other first argument,
 /// so a file with a subcommand's name must then be written `./NAME`.
-const SUBCOMMANDS: &[(&str, Subcommand)] = &[];
+const SUBCOMMANDS: &[(&str, Subcommand)] = &[("bench", bench::main)];
 
 /// Run the command with the process's arguments.
 pub fn main() -> ExitCode {
@@ -104,7 +105,8 @@ Input and output:
   -V, --version          version
 
 Compression:
-  -1 ... -12             level (default 1, or LZ4_CLEVEL; 2-12 currently like 1)
+  -1 ... -12             level (default 1, or LZ4_CLEVEL); 3 and up: high
+                         compression (slower), as in lz4
       --fast[=N]         faster, larger output (level -N, default N=1)
       --best             level 12
   -B4 -B5 -B6 -B7        block size 64 KiB, 256 KiB, 1 MiB, 4 MiB (default -B7)

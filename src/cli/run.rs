@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use lzkit::lz4::frame::{
-    BlockMode, FrameDecoder, FrameEncoder, FrameOptions, LEGACY_BLOCK_SIZE, list_frames,
+    BlockMode, DecodeOptions, FrameDecoder, FrameEncoder, FrameOptions, LEGACY_BLOCK_SIZE,
+    effective_threads, list_frames,
 };
 
-use super::args::{MAX_LEVEL, Mode, Options};
+use super::args::{MAX_LEVEL, MAX_THREADS, Mode, Options};
 use super::list;
 use super::output::{BUFFER_SIZE, Sink, Target};
 use super::progress::{CountingReader, Progress};
@@ -24,6 +25,11 @@ const SUFFIX_EXT: &str = "lz4";
 const DICT_WINDOW: u64 = 64 * 1024;
 /// Environment variable with the default compression level.
 const LEVEL_ENV: &str = "LZ4_CLEVEL";
+/// Environment variable with the default number of worker threads.
+const THREADS_ENV: &str = "LZ4_NBWORKERS";
+/// Worker threads when neither `-T` nor the environment says: one per
+/// core, as in lz4 1.10.
+const DEFAULT_THREADS: usize = 0;
 
 /// An input named on the command line.
 enum Input {
@@ -62,6 +68,9 @@ struct Job {
     rep: Reporter,
     frame: FrameOptions,
     dictionary: Option<Arc<[u8]>>,
+    /// Worker threads (0 = one per core), for compression and for
+    /// decoding independent-block frames.
+    threads: usize,
 }
 
 /// What one successful operation did, for the summary line.
@@ -146,6 +155,7 @@ impl Job {
     /// Resolve the level and load the dictionary.
     fn new(opts: Options, rep: Reporter, mode: Mode) -> Result<Job, Failure> {
         let level = opts.level.unwrap_or_else(|| level_from_env(&rep));
+        let threads = opts.threads.unwrap_or_else(|| threads_from_env(&rep));
         let dictionary = match &opts.dictionary {
             Some(path) => Some(load_dictionary(path)?),
             None => None,
@@ -156,22 +166,25 @@ impl Job {
                 "the legacy format cannot be used with a dictionary (-D)",
             ));
         }
+        // The rest from the defaults, so that options the library adds
+        // later keep their default values here.
         let frame = FrameOptions {
             level,
             block_size: opts.block_size,
             block_mode: opts.block_mode,
             block_checksum: opts.block_checksum,
             content_checksum: opts.content_checksum,
-            content_size: None,
-            dict_id: None,
             dictionary: dictionary.clone(),
             legacy: opts.legacy,
+            threads,
+            ..FrameOptions::default()
         };
         Ok(Job {
             opts,
             rep,
             frame,
             dictionary,
+            threads,
         })
     }
 
@@ -194,16 +207,19 @@ impl Job {
             overwrite = self.check_output(out, &opened, matches!(input, Input::Stdin))?;
         }
 
+        // Pipes and devices named as files have no meaningful size, mode
+        // or times to carry over.
+        let regular = opened.meta.as_ref().filter(|m| m.is_file());
         let mut progress = Progress::new(
             self.rep.progress_allowed(),
             &in_name,
-            opened.meta.as_ref().map(Metadata::len),
+            regular.map(Metadata::len),
         );
         let sink = Sink::open(&target)?;
         let result = match mode {
             Mode::Compress => self.compress(
                 opened.reader,
-                opened.meta.as_ref(),
+                regular,
                 sink,
                 &in_name,
                 &out_name,
@@ -217,7 +233,7 @@ impl Job {
             read,
             written: sink.written(),
         };
-        sink.finish(opened.meta.as_ref(), overwrite)?;
+        sink.finish(regular, overwrite)?;
 
         self.print_summary(mode, &done, &in_name, &out_name);
         // Test mode has no file target, so this covers -t as well.
@@ -353,7 +369,7 @@ impl Job {
         if self.opts.content_size && !frame.legacy {
             // Only a regular file's length is known in advance (lz4 also
             // ignores --content-size for pipes).
-            frame.content_size = meta.filter(|m| m.is_file()).map(Metadata::len);
+            frame.content_size = meta.map(Metadata::len);
             if frame.content_size.is_none() {
                 self.rep
                     .detail(format!("{in_name}: size unknown, --content-size ignored"));
@@ -397,10 +413,13 @@ impl Job {
     ) -> Result<(Sink, u64), Failure> {
         let (counting, count) = CountingReader::new(reader);
         let buffered = BufReader::with_capacity(BUFFER_SIZE, counting);
-        let mut decoder = match &self.dictionary {
-            Some(dict) => FrameDecoder::with_dictionary(buffered, dict),
-            None => FrameDecoder::new(buffered),
-        };
+        let mut decoder = FrameDecoder::with_options(
+            buffered,
+            &DecodeOptions {
+                threads: self.threads,
+                dictionary: self.dictionary.clone(),
+            },
+        );
         let mut buf = vec![0u8; BUFFER_SIZE];
         loop {
             let n = match decoder.read(&mut buf) {
@@ -447,15 +466,16 @@ fn percent(part: u64, whole: u64) -> f64 {
 
 /// The `-vv` line describing the frame settings.
 fn describe_frame(name: &str, f: &FrameOptions) -> String {
+    let threads = effective_threads(f.threads);
     if f.legacy {
         return format!(
-            "{name}: level {}, legacy format ({} MiB blocks)",
+            "{name}: level {}, legacy format ({} MiB blocks), {threads} thread(s)",
             f.level,
             LEGACY_BLOCK_SIZE >> 20
         );
     }
     format!(
-        "{name}: level {}, {} KiB {} blocks, content checksum {}, block checksum {}, content size {}{}",
+        "{name}: level {}, {threads} thread(s), {} KiB {} blocks, content checksum {}, block checksum {}, content size {}{}",
         f.level,
         f.block_size.bytes() >> 10,
         if f.block_mode == BlockMode::Linked {
@@ -488,6 +508,24 @@ fn level_from_env(rep: &Reporter) -> i32 {
                 value.to_string_lossy()
             ));
             1
+        }
+    }
+}
+
+/// The default thread count: `LZ4_NBWORKERS` if it holds a valid number
+/// (clamped to the maximum, as lz4 does), else one per core.
+fn threads_from_env(rep: &Reporter) -> usize {
+    let Some(value) = std::env::var_os(THREADS_ENV) else {
+        return DEFAULT_THREADS;
+    };
+    match value.to_str().and_then(|v| v.trim().parse::<u64>().ok()) {
+        Some(n) => usize::try_from(n).map_or(MAX_THREADS, |n| n.min(MAX_THREADS)),
+        None => {
+            rep.warn(format!(
+                "ignoring {THREADS_ENV}={}: not a valid number of threads",
+                value.to_string_lossy()
+            ));
+            DEFAULT_THREADS
         }
     }
 }
@@ -537,6 +575,12 @@ fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
         let input = Input::from_arg(arg);
         let name = input.name();
         let frames = match &input {
+            Input::Stdin if io::stdin().is_terminal() => {
+                let f = Failure::new(&name, "refusing to read from a terminal");
+                rep.failure(&f);
+                ok = false;
+                continue;
+            }
             Input::Stdin => list_frames(BufReader::with_capacity(BUFFER_SIZE, io::stdin().lock())),
             Input::File(path) => match File::open(path) {
                 Ok(f) => list_frames(BufReader::with_capacity(BUFFER_SIZE, f)),

@@ -1,13 +1,28 @@
-//! Writing frames: [`FrameEncoder`] buffers input up to one block, compresses
-//! it, and writes it (stored raw when compression does not pay). The one-shot
-//! [`compress`] is the encoder over a vector.
+//! Writing frames: [`FrameEncoder`] cuts its input into jobs (see
+//! [`MIN_JOB_SIZE`]), each a whole number of blocks, compresses them (on the
+//! calling thread, or in parallel on a pool of workers) and writes them in
+//! order. The one-shot [`compress`] is the encoder over a vector.
+//!
+//! A job is compressed by one function, [`Plan::compress_range`], whatever
+//! the thread count, and a job's input (with, in linked mode, the 64 KiB of
+//! input before it as history) is all it depends on; so the output is
+//! byte-identical for every thread count. The serial path runs the same
+//! function on each block as soon as it is full, which keeps its output as
+//! prompt as block-by-block streaming.
 
 use super::header::{BLOCK_STORED_FLAG, Header};
-use super::{BlockMode, FrameOptions, LEGACY_BLOCK_SIZE, LEGACY_MAGIC};
+use super::parallel::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
+use super::{BlockMode, FrameOptions, LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MIN_JOB_SIZE};
 use crate::error::Error;
 use crate::lz4::block::{Compressor, MAX_DISTANCE, max_compressed_size};
 use std::io::{self, Write};
+use std::sync::Arc;
 use xxhash_rust::xxh32::{Xxh32, xxh32};
+
+/// Bytes of a block size word, and of a block checksum.
+const WORD: usize = 4;
+/// History a linked job starts from: as far back as a match can reach.
+const HISTORY: usize = MAX_DISTANCE;
 
 /// Compress `src` into one frame (or a legacy stream if `opts.legacy`).
 /// If `opts.content_size` is set, the header records `src.len()`.
@@ -25,24 +40,214 @@ pub fn compress(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
     out
 }
 
-/// Streaming frame writer. Data written is compressed block by block; call
-/// [`FrameEncoder::finish`] to write the end mark and checksum (dropping the
-/// encoder without it leaves an unterminated frame).
+/// How every job cuts and compresses its blocks (shared by the workers).
+struct Plan {
+    level: i32,
+    block_max: usize,
+    /// Linked blocks: each block continues from the job's earlier input.
+    linked: bool,
+    /// Legacy format: no stored blocks, no block checksums.
+    legacy: bool,
+    block_checksum: bool,
+    /// Independent mode: the dictionary's last 64 KiB, the history of every
+    /// block (linked mode puts it in the first job's prefix instead).
+    dict: Vec<u8>,
+}
+
+/// A compressor and its scratch space: what one job runs on.
+struct Worker {
+    compressor: Compressor,
+    /// Independent blocks with a dictionary: the dictionary, then the block.
+    scratch: Vec<u8>,
+}
+
+/// Compressed blocks of one job: `buf[..len]`. `buf` keeps its length
+/// between uses, so it is zero-filled once rather than per block.
+#[derive(Default)]
+struct Output {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+/// A job's input: `buf[..prefix]` is history (linked mode: the input before
+/// the job, at most 64 KiB, or the dictionary), `buf[prefix..]` its input.
+struct JobInput {
+    buf: Vec<u8>,
+    prefix: usize,
+}
+
+impl JobInput {
+    fn input_len(&self) -> usize {
+        self.buf.len() - self.prefix
+    }
+}
+
+/// Everything a job owns while a pool worker runs it, handed back after.
+struct JobCtx {
+    input: JobInput,
+    worker: Worker,
+    out: Output,
+    result: io::Result<()>,
+}
+
+impl Plan {
+    fn new(opts: &FrameOptions) -> Plan {
+        let dict = match (&opts.dictionary, opts.legacy) {
+            (Some(d), false) => d[d.len().saturating_sub(HISTORY)..].to_vec(),
+            _ => Vec::new(),
+        };
+        Plan {
+            level: opts.level,
+            block_max: if opts.legacy {
+                LEGACY_BLOCK_SIZE
+            } else {
+                opts.block_size.bytes()
+            },
+            linked: !opts.legacy && opts.block_mode == BlockMode::Linked,
+            legacy: opts.legacy,
+            block_checksum: opts.block_checksum && !opts.legacy,
+            dict,
+        }
+    }
+
+    fn worker(&self) -> Worker {
+        Worker {
+            compressor: Compressor::new(self.level),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Compress `buf[from..to]` as blocks of the job whose input starts at
+    /// `prefix`, appending them (size word, data, checksum) to `out`.
+    /// `from` must be a block boundary of the job (`prefix` plus a multiple
+    /// of the block size); `to` ends the last block, which may be short only
+    /// where the job ends.
+    fn compress_range(
+        &self,
+        w: &mut Worker,
+        buf: &[u8],
+        prefix: usize,
+        from: usize,
+        to: usize,
+        out: &mut Output,
+    ) -> io::Result<()> {
+        let mut start = from;
+        while start < to {
+            let end = to.min(start + self.block_max);
+            self.compress_block(w, buf, prefix, start, end, out)?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// One block: `buf[start..end]`.
+    fn compress_block(
+        &self,
+        w: &mut Worker,
+        buf: &[u8],
+        prefix: usize,
+        start: usize,
+        end: usize,
+        out: &mut Output,
+    ) -> io::Result<()> {
+        let n = end - start;
+        let bound = max_compressed_size(n);
+        let at = out.len;
+        if out.buf.len() < at + WORD + bound + WORD {
+            out.buf.resize(at + WORD + bound + WORD, 0);
+        }
+        let dst = &mut out.buf[at + WORD..at + WORD + bound];
+        let result = if self.linked {
+            if start == prefix {
+                // A job starts from its prefix alone, so it depends on
+                // nothing but its own input.
+                w.compressor.load_history(&buf[..prefix], prefix);
+            }
+            w.compressor.compress_next(&buf[..end], start, dst)
+        } else if self.dict.is_empty() {
+            w.compressor.compress_block(&buf[start..end], 0, dst)
+        } else {
+            w.scratch.clear();
+            w.scratch.extend_from_slice(&self.dict);
+            w.scratch.extend_from_slice(&buf[start..end]);
+            w.compressor
+                .compress_block(&w.scratch, self.dict.len(), dst)
+        };
+        let csize = result.map_err(Error::into_io)?;
+        let (word, mut len) = if csize >= n && !self.legacy {
+            // Frame spec: a block may not exceed the block maximum, so data
+            // that does not compress is stored.
+            out.buf[at + WORD..at + WORD + n].copy_from_slice(&buf[start..end]);
+            (n as u32 | BLOCK_STORED_FLAG, n)
+        } else {
+            (csize as u32, csize)
+        };
+        out.buf[at..at + WORD].copy_from_slice(&word.to_le_bytes());
+        len += WORD;
+        if self.block_checksum {
+            let sum = xxh32(&out.buf[at + WORD..at + len], 0);
+            out.buf[at + len..at + len + WORD].copy_from_slice(&sum.to_le_bytes());
+            len += WORD;
+        }
+        out.len = at + len;
+        Ok(())
+    }
+
+    /// Compress a whole job (the function pool workers run).
+    fn compress_job(&self, mut ctx: JobCtx) -> JobCtx {
+        ctx.out.len = 0;
+        let JobInput { buf, prefix } = &ctx.input;
+        ctx.result = self.compress_range(
+            &mut ctx.worker,
+            buf,
+            *prefix,
+            *prefix,
+            buf.len(),
+            &mut ctx.out,
+        );
+        ctx
+    }
+}
+
+/// The parallel path: jobs running on a pool, and what they hand back for
+/// reuse.
+struct Pipeline {
+    jobs: Ordered<JobCtx>,
+    /// Jobs allowed in flight (memory: about this many jobs' input and
+    /// output).
+    max_in_flight: usize,
+    spare_inputs: Vec<Vec<u8>>,
+    spare_workers: Vec<Worker>,
+    spare_outputs: Vec<Output>,
+}
+
+/// Streaming frame writer. Data written is compressed job by job (see
+/// [`MIN_JOB_SIZE`]); with [`FrameOptions::threads`] other than 1, jobs are
+/// compressed in parallel and written in order, with at most about two jobs
+/// per thread held in memory. Call [`FrameEncoder::finish`] to write the
+/// end mark and checksum (dropping the encoder without it leaves an
+/// unterminated frame).
 pub struct FrameEncoder<W: Write> {
     inner: Option<W>,
     opts: FrameOptions,
-    compressor: Compressor,
-    /// History (dictionary or earlier input, linked mode) then pending input.
-    win: Vec<u8>,
-    /// Start of the pending (not yet compressed) input in `win`.
-    pending: usize,
-    /// Length of the dictionary kept at the front of `win` (independent mode).
-    dict_len: usize,
-    /// Compressed block scratch, with room for the size word and checksum.
-    out: Vec<u8>,
+    plan: Arc<Plan>,
+    /// Input per job: a whole number of blocks.
+    job_size: usize,
+    /// The job being filled.
+    job: JobInput,
+    /// Serial path: end of the part of `job.buf` already compressed.
+    compressed: usize,
+    /// Compresses on the calling thread: every job of the serial path, and
+    /// jobs ended by `flush`/`finish` before the parallel path started.
+    worker: Option<Worker>,
+    /// Compressed blocks waiting to be written (serial path).
+    out: Output,
+    /// Worker threads asked for (resolved: at least 1).
+    threads: usize,
+    /// The parallel path, started when the first full job is submitted.
+    pipeline: Option<Pipeline>,
     hasher: Option<Xxh32>,
     header_written: bool,
-    blocks: u64,
     total_in: u64,
 }
 
@@ -50,41 +255,29 @@ impl<W: Write> FrameEncoder<W> {
     /// Start a frame on `inner` with `opts`. The header is written with the
     /// first block (or at [`FrameEncoder::finish`] for empty input).
     pub fn new(inner: W, opts: &FrameOptions) -> Self {
-        let block_max = if opts.legacy {
-            LEGACY_BLOCK_SIZE
-        } else {
-            opts.block_size.bytes()
-        };
-        let dict: &[u8] = match (&opts.dictionary, opts.legacy) {
-            (Some(d), false) => &d[d.len().saturating_sub(MAX_DISTANCE)..],
-            _ => &[],
-        };
-        let mut win = Vec::with_capacity(dict.len() + block_max);
-        win.extend_from_slice(dict);
-        let mut compressor = Compressor::new(opts.level);
-        if !opts.legacy && opts.block_mode == BlockMode::Linked {
-            compressor.load_history(&win, win.len());
+        let plan = Plan::new(opts);
+        let job_size = MIN_JOB_SIZE.max(plan.block_max);
+        let mut buf = Vec::new();
+        if plan.linked {
+            // The dictionary is the first job's history.
+            let dict = opts.dictionary.as_deref().unwrap_or_default();
+            buf.extend_from_slice(&dict[dict.len().saturating_sub(HISTORY)..]);
         }
+        let prefix = buf.len();
         FrameEncoder {
             inner: Some(inner),
             opts: opts.clone(),
-            compressor,
-            pending: win.len(),
-            dict_len: win.len(),
-            win,
-            out: Vec::with_capacity(max_compressed_size(block_max) + 8),
+            plan: Arc::new(plan),
+            job_size,
+            job: JobInput { buf, prefix },
+            compressed: prefix,
+            worker: None,
+            out: Output::default(),
+            threads: effective_threads(opts.threads),
+            pipeline: None,
             hasher: (opts.content_checksum && !opts.legacy).then(|| Xxh32::new(0)),
             header_written: false,
-            blocks: 0,
             total_in: 0,
-        }
-    }
-
-    fn block_max(&self) -> usize {
-        if self.opts.legacy {
-            LEGACY_BLOCK_SIZE
-        } else {
-            self.opts.block_size.bytes()
         }
     }
 
@@ -114,76 +307,120 @@ impl<W: Write> FrameEncoder<W> {
         self.writer().write_all(&h)
     }
 
-    /// Compress and write the pending input as one block.
-    fn flush_block(&mut self) -> io::Result<()> {
+    /// Write compressed blocks (after the header).
+    fn emit(&mut self, out: &Output) -> io::Result<()> {
         self.write_header()?;
-        let n = self.win.len() - self.pending;
-        if n == 0 {
-            return Ok(());
-        }
-        if let Some(h) = &mut self.hasher {
-            h.update(&self.win[self.pending..]);
-        }
-        // Keep the scratch's length (no re-zeroing per block); `end` marks
-        // how much of it this block uses.
-        let bound = 4 + max_compressed_size(n) + 4;
-        if self.out.len() < bound {
-            self.out.resize(bound, 0);
-        }
-        let linked = !self.opts.legacy && self.opts.block_mode == BlockMode::Linked;
-        let result = if linked {
-            self.compressor
-                .compress_next(&self.win, self.pending, &mut self.out[4..])
-        } else {
-            // Independent blocks start from the dictionary alone.
-            let start = self.dict_len;
-            self.compressor
-                .compress_block(&self.win[..start + n], start, &mut self.out[4..])
-        };
-        let csize = result.map_err(Error::into_io)?;
-        let (word, mut end) = if csize >= n && !self.opts.legacy {
-            // Frame spec: a block may not exceed the block maximum, so data
-            // that does not compress is stored.
-            self.out[4..4 + n].copy_from_slice(&self.win[self.pending..]);
-            (n as u32 | BLOCK_STORED_FLAG, 4 + n)
-        } else {
-            (csize as u32, 4 + csize)
-        };
-        self.out[..4].copy_from_slice(&word.to_le_bytes());
-        if self.opts.block_checksum && !self.opts.legacy {
-            let sum = xxh32(&self.out[4..end], 0);
-            self.out[end..end + 4].copy_from_slice(&sum.to_le_bytes());
-            end += 4;
-        }
-        let out = std::mem::take(&mut self.out);
-        let res = self.writer().write_all(&out[..end]);
-        self.out = out;
-        res?;
-        self.blocks += 1;
-        self.total_in += n as u64;
-        self.advance_window(linked);
-        Ok(())
+        self.writer().write_all(&out.buf[..out.len])
     }
 
-    /// After a block: in linked mode its input becomes history (slid to the
-    /// front when the window is full); otherwise only the dictionary stays.
-    fn advance_window(&mut self, linked: bool) {
-        if !linked {
-            self.win.truncate(self.dict_len);
-            self.pending = self.dict_len;
-            return;
+    fn serial(&self) -> bool {
+        self.threads == 1
+    }
+
+    /// Serial path: compress `job.buf[compressed..to]` and write it.
+    fn compress_here(&mut self, to: usize) -> io::Result<()> {
+        if to <= self.compressed {
+            return Ok(());
         }
-        self.pending = self.win.len();
-        let block_max = self.block_max();
-        // Keep room for several blocks before sliding, so sliding is rare.
-        let cap = MAX_DISTANCE + block_max + block_max.max(1 << 20);
-        if self.win.len() + block_max > cap {
-            let keep = self.win.len().min(MAX_DISTANCE);
-            let shift = self.win.len() - keep;
-            self.win.copy_within(shift.., 0);
-            self.win.truncate(keep);
-            self.compressor.rebase(shift);
-            self.pending = keep;
+        let mut w = self.worker.take().unwrap_or_else(|| self.plan.worker());
+        let mut out = std::mem::take(&mut self.out);
+        out.len = 0;
+        let from = self.compressed;
+        let r =
+            self.plan
+                .compress_range(&mut w, &self.job.buf, self.job.prefix, from, to, &mut out);
+        self.worker = Some(w);
+        let r = r.and_then(|()| self.emit(&out));
+        self.out = out;
+        self.compressed = to;
+        r
+    }
+
+    /// The history the job after the current one starts from: in linked
+    /// mode the last 64 KiB of everything before it (dictionary and input).
+    fn next_history(&self) -> usize {
+        if self.plan.linked {
+            self.job.buf.len().min(HISTORY)
+        } else {
+            0
+        }
+    }
+
+    /// End the current job (full, or cut short by `flush`/`finish`): compress
+    /// it here or hand it to the pool, and start the next one. `more` says
+    /// that more input follows, which makes starting the pool worthwhile;
+    /// otherwise (`flush`/`finish`), a job ended before the pool has been
+    /// started is compressed here.
+    fn end_job(&mut self, more: bool) -> io::Result<()> {
+        if self.job.input_len() == 0 {
+            return Ok(());
+        }
+        if self.pipeline.is_none() && !self.serial() && more {
+            self.pipeline = Some(Pipeline {
+                jobs: Ordered::new(self.threads),
+                max_in_flight: self.threads * IN_FLIGHT_PER_THREAD,
+                spare_inputs: Vec::new(),
+                spare_workers: Vec::new(),
+                spare_outputs: Vec::new(),
+            });
+        }
+        let keep = self.next_history();
+        let Some(p) = &mut self.pipeline else {
+            self.compress_here(self.job.buf.len())?;
+            // The next job reuses the buffer, starting from its history.
+            let len = self.job.buf.len();
+            self.job.buf.copy_within(len - keep.., 0);
+            self.job.buf.truncate(keep);
+            self.job.prefix = keep;
+            self.compressed = keep;
+            return Ok(());
+        };
+        let mut buf = p.spare_inputs.pop().unwrap_or_default();
+        let worker = p.spare_workers.pop();
+        let out = p.spare_outputs.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(&self.job.buf[self.job.buf.len() - keep..]);
+        let input = std::mem::replace(&mut self.job, JobInput { buf, prefix: keep });
+        self.compressed = keep;
+        let plan = Arc::clone(&self.plan);
+        let ctx = JobCtx {
+            input,
+            worker: worker.unwrap_or_else(|| plan.worker()),
+            out,
+            result: Ok(()),
+        };
+        p.jobs.submit(move || plan.compress_job(ctx));
+        self.drain(false)
+    }
+
+    /// Write finished jobs in order: those already done, and then, if there
+    /// are too many in flight (or `all`), wait for the oldest.
+    fn drain(&mut self, all: bool) -> io::Result<()> {
+        loop {
+            let Some(p) = &mut self.pipeline else {
+                return Ok(());
+            };
+            let wait = if all {
+                p.jobs.len() > 0
+            } else {
+                p.jobs.len() >= p.max_in_flight
+            };
+            let Some(ctx) = p.jobs.next(wait) else {
+                return Ok(());
+            };
+            let JobCtx {
+                input,
+                worker,
+                out,
+                result,
+            } = ctx;
+            p.spare_inputs.push(input.buf);
+            p.spare_workers.push(worker);
+            let written = result.and_then(|()| self.emit(&out));
+            if let Some(p) = &mut self.pipeline {
+                p.spare_outputs.push(out);
+            }
+            written?;
         }
     }
 
@@ -191,7 +428,9 @@ impl<W: Write> FrameEncoder<W> {
     /// return the writer. Fails if `content_size` was set and differs from
     /// the number of bytes written.
     pub fn finish(mut self) -> io::Result<W> {
-        self.flush_block()?;
+        self.end_job(false)?;
+        self.drain(true)?;
+        self.write_header()?;
         let total = self.total_in;
         if let Some(expected) = self.opts.content_size
             && expected != total
@@ -223,19 +462,39 @@ impl<W: Write> FrameEncoder<W> {
 
 impl<W: Write> Write for FrameEncoder<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let room = self.block_max() - (self.win.len() - self.pending);
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.job.input_len() == self.job_size {
+            // A full job ends when more input comes (not when it fills), so
+            // input of exactly one job is compressed here at `finish`,
+            // without starting threads.
+            self.end_job(true)?;
+        }
+        let room = self.job_size - self.job.input_len();
         let n = buf.len().min(room);
-        self.win.extend_from_slice(&buf[..n]);
-        if self.win.len() - self.pending == self.block_max() {
-            self.flush_block()?;
+        let data = &buf[..n];
+        // The content checksum is computed once, serially, as input arrives.
+        if let Some(h) = &mut self.hasher {
+            h.update(data);
+        }
+        self.job.buf.extend_from_slice(data);
+        self.total_in += n as u64;
+        if self.serial() {
+            // Compress each block as soon as it is full.
+            let full = self.job.input_len() / self.plan.block_max * self.plan.block_max;
+            self.compress_here(self.job.prefix + full)?;
         }
         Ok(n)
     }
 
-    /// Compress what is buffered as a (possibly short) block and flush the
+    /// Compress what is buffered as a (possibly short) block, ending the
+    /// current job, write every job still in flight, and flush the
     /// underlying writer.
     fn flush(&mut self) -> io::Result<()> {
-        self.flush_block()?;
+        self.end_job(false)?;
+        self.drain(true)?;
+        self.write_header()?;
         self.writer().flush()
     }
 }

@@ -12,16 +12,24 @@
 //! * Streaming with memory bounded by the block size: [`FrameEncoder`]
 //!   (a [`std::io::Write`]) and [`FrameDecoder`] (a [`std::io::Read`]).
 //! * Inspection without decoding: [`list_frames`].
+//! * Multithreading: [`FrameOptions::threads`] compresses jobs of
+//!   [`MIN_JOB_SIZE`] bytes (or one block, if larger) in parallel, with output
+//!   byte-identical whatever the thread count; [`DecodeOptions::threads`]
+//!   ([`decompress_with`], [`FrameDecoder::with_options`]) decodes the blocks
+//!   of independent-block frames in parallel, with the same output and the
+//!   same errors as serial decoding.
 
 mod decoder;
 mod encoder;
 mod header;
 mod list;
+mod parallel;
 
-pub use decoder::{FrameDecoder, decompress, decompress_with_dict};
+pub use decoder::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
 pub use encoder::{FrameEncoder, compress};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, list_frames};
+pub use parallel::effective_threads;
 
 use std::sync::Arc;
 
@@ -51,6 +59,10 @@ pub struct FrameOptions {
     /// Write the legacy format (`lz4 -l`) instead: 8 MiB independent blocks,
     /// no checksums, no header options. Incompatible with a dictionary.
     pub legacy: bool,
+    /// Worker threads: 0 = one per core, 1 = compress on the calling thread.
+    /// Input is cut into jobs of [`MIN_JOB_SIZE`] bytes (or one block, if
+    /// larger) in every case, so the output is the same for any value.
+    pub threads: usize,
 }
 
 impl Default for FrameOptions {
@@ -65,9 +77,40 @@ impl Default for FrameOptions {
             dict_id: None,
             dictionary: None,
             legacy: false,
+            threads: 1,
         }
     }
 }
+
+/// Options for reading frames: [`decompress_with`] and
+/// [`FrameDecoder::with_options`]. [`Default`] decodes on the calling thread
+/// without a dictionary.
+#[derive(Debug, Clone)]
+pub struct DecodeOptions {
+    /// Worker threads for independent-block frames: 0 = one per core, 1 =
+    /// decode on the calling thread. Linked-block frames always decode
+    /// serially (each block needs the one before it). Output and errors do
+    /// not depend on this value.
+    pub threads: usize,
+    /// The dictionary the frames were compressed with, if any.
+    pub dictionary: Option<Arc<[u8]>>,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            threads: 1,
+            dictionary: None,
+        }
+    }
+}
+
+/// Smallest input of one compression job: the encoder cuts its input into
+/// jobs of `max(MIN_JOB_SIZE, block size)` bytes (a whole number of blocks),
+/// ended early only by [`FrameEncoder`]'s `flush`. Jobs are what threads
+/// compress in parallel; in linked mode each starts from the 64 KiB of input
+/// before it, so jobs depend on the input alone.
+pub const MIN_JOB_SIZE: usize = 4 << 20;
 
 /// Magic number of a standard frame (little-endian on the wire).
 pub const MAGIC: u32 = 0x184D_2204;

@@ -4,10 +4,11 @@
 //! asks for a longer match starting inside it (near its end, allowed to
 //! extend backwards into it). If there is one, the first match is shortened
 //! or dropped, and the new one is checked the same way, with up to three
-//! overlapping candidates in hand. A shortened first match keeps at least
-//! [`OPTIMAL_ML`] bytes when it can: that is the longest match length that
-//! fits in the token without extra length bytes, so cutting it shorter
-//! saves nothing.
+//! overlapping candidates in hand. Where two matches overlap, the first one
+//! keeps up to [`OPTIMAL_ML`] bytes, taken from the start of the second (as
+//! long as that one keeps a minimum match): the longest length whose token
+//! needs no extra byte, so the first sequence costs no more, while the
+//! second gets shorter at no cost unless it drops to a shorter length class.
 
 use super::chain::{ChainFinder, LazyMode, LazyRunsMode, Match, SearchMode};
 use super::write_sequence;

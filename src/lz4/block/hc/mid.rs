@@ -1,8 +1,7 @@
 //! Level 2: two hash tables, one probe each (the reference's "lz4mid").
 //!
-//! One table is keyed by 8 bytes (in fact the low 7: one more than a
-//! minimum match plus a margin, so a hit is usually a long match), the other
-//! by 4 bytes (any minimum match). At each position the long table is tried
+//! One table is keyed by 7 bytes (read as 8, the top one dropped), so that
+//! a hit is usually a long match; the other by 4 bytes, any minimum match. At each position the long table is tried
 //! first; a short match is then taken unless the next position starts a
 //! longer long match. Misses step faster and faster through incompressible
 //! data. After a match, a few of the positions it covered are entered so
