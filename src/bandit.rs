@@ -222,7 +222,7 @@ mod tests {
             let i = b.choose();
             n += 1;
             let cost = if i == 0 {
-                if n % 10 == 0 { 10.0 } else { 1.0 }
+                if n.is_multiple_of(10) { 10.0 } else { 1.0 }
             } else {
                 1.3
             };
