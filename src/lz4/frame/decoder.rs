@@ -10,7 +10,9 @@
 //! and hands out the output in order. A failing block stops the output just
 //! where serial decoding stops it, with the same error.
 
-use super::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic};
+use super::header::{
+    BLOCK_STORED_FLAG, BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic,
+};
 use super::parallel::{IN_FLIGHT_PER_THREAD, Ordered, build_pool, effective_threads};
 use super::{BlockMode, DecodeOptions, LEGACY_BLOCK_SIZE};
 use crate::error::{Error, Result};
@@ -360,9 +362,14 @@ fn finish_frame_slice(input: &mut SliceInput<'_>, state: &FrameState) -> Result<
 fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<u8>) -> Result<()> {
     let mut state = FrameState::new(header);
     let block_max = header.block_size.bytes();
-    if let Some(n) = header.content_size {
-        out.reserve(n.min(1 << 30) as usize);
-    }
+    // Reserve the output once: growing the vector block by block would copy
+    // everything decoded so far at every doubling (as costly as decoding
+    // highly compressible data).
+    let expected = match header.content_size {
+        Some(n) => n as usize,
+        None => output_bound(input.src, input.pos, &header),
+    };
+    out.reserve(expected.min(1 << 30));
     let frame_start = out.len();
     let mut filled = out.len();
     while let Some(block) = slice_block(input, &header, state.block_index)? {
@@ -389,6 +396,25 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
     }
     out.truncate(filled);
     finish_frame_slice(input, &state)
+}
+
+/// An upper bound of a frame's decoded size from its block size words alone
+/// (no decoding), for frames without a content size. Stops quietly at
+/// anything malformed; decoding reports it.
+fn output_bound(src: &[u8], mut pos: usize, header: &Header) -> usize {
+    let block_max = header.block_size.bytes();
+    let trailer = if header.block_checksum { 4 } else { 0 };
+    let mut total = 0usize;
+    while let Some(word) = src.get(pos..pos + 4) {
+        let word = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+        let len = (word & !BLOCK_STORED_FLAG) as usize;
+        if word == 0 || len > block_max {
+            break;
+        }
+        total = total.saturating_add(block_room(len, word & BLOCK_STORED_FLAG != 0, block_max));
+        pos = pos.saturating_add(4 + len + trailer);
+    }
+    total
 }
 
 /// The one-shot decoder's parallel resources, started on first use.
