@@ -105,7 +105,7 @@ Input and output:
   -V, --version          version
 
 Compression:
-  -1 ... -12             level (default 1, or LZ4_CLEVEL); 3 and up: high
+  -1 ... -12             level (default 1, or LZ4_CLEVEL); 2 and up: high
                          compression (slower), as in lz4
       --fast[=N]         faster, larger output (level -N, default N=1)
       --best             level 12
@@ -118,6 +118,8 @@ Compression:
       --no-content-size  do not store it (default)
   -l                     legacy format (Linux kernel)
   -D FILE                dictionary (compression and decompression)
+  -T#, --threads=#       worker threads (default: LZ4_NBWORKERS, else all
+                         cores; also for -d/-t of independent-block frames)
 ",
         version = env!("CARGO_PKG_VERSION")
     )
