@@ -28,15 +28,18 @@
 //! compared with the input; any mismatch aborts.
 
 use clap::Parser;
-use lz4_sys::{LZ4_compress_HC, LZ4_compressBound, LZ4_decompress_safe, LZ4_versionNumber};
+use lz4_sys::{LZ4_compress_HC, LZ4_compressBound, LZ4_versionNumber};
 use lzkit::lz4::block;
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::ffi::{c_char, c_int, c_void};
 use std::hint::black_box;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{c_decompress, file_name, geomean, list_files, parse_size};
 
 /// Fixed seed of the round order shuffle, so two runs interleave alike.
 const DEFAULT_SEED: u64 = 0x0068_635F_7673_5F63; // "hc_vs_c"
@@ -117,19 +120,6 @@ fn parse_levels(s: &str) -> Result<Levels, String> {
         levels.extend(a..=b);
     }
     Ok(Levels(levels))
-}
-
-fn parse_size(s: &str) -> Result<usize, String> {
-    let (digits, unit) = match s.as_bytes().last() {
-        Some(b'k' | b'K') => (&s[..s.len() - 1], 1 << 10),
-        Some(b'm' | b'M') => (&s[..s.len() - 1], 1 << 20),
-        _ => (s, 1),
-    };
-    let n: usize = digits.parse().map_err(|e| format!("bad size {s:?}: {e}"))?;
-    match n.checked_mul(unit) {
-        Some(n) if n > 0 && n <= block::MAX_INPUT_SIZE => Ok(n),
-        _ => Err(format!("size {s:?} out of range")),
-    }
 }
 
 fn main() -> ExitCode {
@@ -231,37 +221,6 @@ fn run(args: &Args) -> Result<(), String> {
         eprintln!("{}", s.line());
     }
     Ok(())
-}
-
-/// Every regular file named, or in a named directory, sorted by path.
-fn list_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let dir = std::fs::read_dir(input).map_err(|e| format!("{}: {e}", input.display()))?;
-            for entry in dir {
-                let path = entry
-                    .map_err(|e| format!("{}: {e}", input.display()))?
-                    .path();
-                if path.is_file() {
-                    files.push(path);
-                }
-            }
-        } else if input.is_file() {
-            files.push(input.clone());
-        } else {
-            return Err(format!("{}: not a file or directory", input.display()));
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into(),
-    )
 }
 
 // ---------------------------------------------------------------------------
@@ -367,20 +326,6 @@ fn c_compress(src: &[u8], dst: &mut [u8], level: i32) -> usize {
         )
     };
     n.max(0) as usize
-}
-
-/// `LZ4_decompress_safe`; `None` on a malformed block.
-fn c_decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    // SAFETY: as in c_compress; the safe decoder never writes past dst.len().
-    let n = unsafe {
-        LZ4_decompress_safe(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            dst.len() as c_int,
-        )
-    };
-    usize::try_from(n).ok()
 }
 
 // ---------------------------------------------------------------------------
@@ -577,15 +522,6 @@ struct Summary {
     lzkit_mbps: f64,
     worst_size: Vec<(String, f64)>,
     worst_speed: Vec<(String, f64)>,
-}
-
-fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut n) = (0.0, 0usize);
-    for x in xs {
-        sum += x.ln();
-        n += 1;
-    }
-    (sum / n.max(1) as f64).exp()
 }
 
 impl Summary {

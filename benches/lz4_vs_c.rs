@@ -25,7 +25,7 @@
 
 use clap::Parser;
 use lz4_sys::{
-    LZ4_compress_default, LZ4_compressBound, LZ4_decompress_safe, LZ4_versionNumber, LZ4F_VERSION,
+    LZ4_compress_default, LZ4_compressBound, LZ4_versionNumber, LZ4F_VERSION,
     LZ4F_createDecompressionContext, LZ4F_decompress, LZ4F_freeDecompressionContext,
     LZ4F_getErrorName, LZ4F_isError, LZ4F_resetDecompressionContext, LZ4FDecompressOptions,
     LZ4FDecompressionContext,
@@ -36,9 +36,12 @@ use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::ffi::{CStr, c_char, c_int};
 use std::hint::black_box;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{c_decompress, file_name, geomean, list_files, parse_size};
 
 /// lzkit level compared with `LZ4_compress_default` (both: the fast compressor
 /// with acceleration 1).
@@ -91,22 +94,6 @@ struct Args {
     /// Corpus directories (every file in them) or files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-}
-
-fn parse_size(s: &str) -> Result<usize, String> {
-    let (digits, unit) = match s.as_bytes().last() {
-        Some(b'k' | b'K') => (&s[..s.len() - 1], 1 << 10),
-        Some(b'm' | b'M') => (&s[..s.len() - 1], 1 << 20),
-        _ => (s, 1),
-    };
-    let n: usize = digits.parse().map_err(|e| format!("bad size {s:?}: {e}"))?;
-    match n.checked_mul(unit) {
-        Some(n) if n > 0 && n <= block::MAX_INPUT_SIZE => Ok(n),
-        _ => Err(format!(
-            "size {s:?} out of range 1..={}",
-            block::MAX_INPUT_SIZE
-        )),
-    }
 }
 
 fn main() -> ExitCode {
@@ -186,30 +173,6 @@ fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Every regular file named, or in a named directory, sorted by path.
-fn list_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let dir = std::fs::read_dir(input).map_err(|e| format!("{}: {e}", input.display()))?;
-            for entry in dir {
-                let path = entry
-                    .map_err(|e| format!("{}: {e}", input.display()))?
-                    .path();
-                if path.is_file() {
-                    files.push(path);
-                }
-            }
-        } else if input.is_file() {
-            files.push(input.clone());
-        } else {
-            return Err(format!("{}: not a file or directory", input.display()));
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
 /// "64 KiB", "4 MiB" or a byte count.
 fn size_label(n: usize) -> String {
     match n {
@@ -217,13 +180,6 @@ fn size_label(n: usize) -> String {
         _ if n.is_multiple_of(1 << 10) => format!("{} KiB", n >> 10),
         _ => format!("{n} B"),
     }
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into(),
-    )
 }
 
 fn name_width(files: &[PathBuf]) -> usize {
@@ -325,20 +281,6 @@ fn c_compress(src: &[u8], dst: &mut [u8]) -> usize {
         )
     };
     n.max(0) as usize
-}
-
-/// `LZ4_decompress_safe`; `None` on a malformed block.
-fn c_decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    // SAFETY: as in c_compress; the safe decoder never writes past dst.len().
-    let n = unsafe {
-        LZ4_decompress_safe(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            dst.len() as c_int,
-        )
-    };
-    usize::try_from(n).ok()
 }
 
 /// Room for one compressed block of `block_size` bytes, for either library.
@@ -1061,11 +1003,6 @@ impl<'a> Table<'a> {
             println!("{text}");
         }
     }
-}
-
-fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = xs.fold((0.0, 0u32), |(s, n), x| (s + x.ln(), n + 1));
-    (sum / f64::from(n)).exp()
 }
 
 /// The file with the smallest value of `f` (the largest if `highest`).
