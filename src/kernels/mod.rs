@@ -33,6 +33,11 @@ pub(crate) trait Kernel {
     /// a literal copy may read.
     const OVERRUN: usize;
 
+    /// How many bytes before the destination [`Kernel::copy_match`] may
+    /// read (its pattern window): the decode loop's fast path starts once
+    /// this much output exists.
+    const HISTORY: usize;
+
     /// Copy `len` literal bytes from `src` to `dst`.
     ///
     /// # Safety
@@ -45,10 +50,10 @@ pub(crate) trait Kernel {
     ///
     /// Only `dst - offset .. dst` and bytes this call writes contribute to the
     /// output. A pattern load may read (and discard) the history bytes
-    /// `dst - PATTERN_HISTORY .. dst - offset`.
+    /// `dst - HISTORY .. dst - offset`.
     ///
     /// # Safety
-    /// The contract above, plus: `dst - max(offset, PATTERN_HISTORY) .. dst`
+    /// The contract above, plus: `dst - max(offset, HISTORY) .. dst`
     /// is initialised and in the same allocation.
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize);
 
@@ -121,10 +126,6 @@ pub(crate) unsafe fn copy_chunk<const N: usize>(dst: *mut u8, src: *const u8) {
         )
     }
 }
-
-/// Bytes of history before `dst` that [`Kernel::copy_match`] may read: the
-/// decode loop only runs its fast path once this much output exists.
-pub(crate) const PATTERN_HISTORY: usize = 64;
 
 /// Shuffle indices that repeat the *last* `o` bytes of an `n`-byte window
 /// (the bytes just before the destination) across 64 bytes:

@@ -23,6 +23,7 @@ unsafe fn chunks<const N: usize>(dst: *mut u8, src: *const u8, len: usize) {
 
 impl<const W: usize> Kernel for Portable<W> {
     const OVERRUN: usize = if W > 16 { W } else { 16 };
+    const HISTORY: usize = 8;
 
     #[inline(always)]
     unsafe fn copy_short_literals(dst: *mut u8, src: *const u8) {
@@ -49,7 +50,7 @@ impl<const W: usize> Kernel for Portable<W> {
         // (contract). Chunk copies run only when the chunk width is at most
         // the offset, so each reads bytes before its own destination. The
         // pattern path loads the 8 history bytes before `dst` (contract:
-        // PATTERN_HISTORY >= 8) and keeps the last `offset`; its stores end
+        // HISTORY) and keeps the last `offset`; its stores end
         // before `dst + len + 8`.
         unsafe {
             let src = dst.sub(offset);

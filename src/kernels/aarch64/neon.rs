@@ -22,6 +22,7 @@ unsafe fn chunks<const N: usize>(dst: *mut u8, src: *const u8, len: usize) {
 
 impl<const N: usize> Kernel for Neon<N> {
     const OVERRUN: usize = 16 * N;
+    const HISTORY: usize = 16;
 
     #[inline(always)]
     unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {

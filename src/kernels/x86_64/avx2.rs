@@ -21,6 +21,7 @@ unsafe fn chunks32(dst: *mut u8, src: *const u8, len: usize) {
 
 impl Kernel for Avx2 {
     const OVERRUN: usize = 32;
+    const HISTORY: usize = 16;
 
     #[inline(always)]
     unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {

@@ -21,6 +21,7 @@ unsafe fn chunks64(dst: *mut u8, src: *const u8, len: usize) {
 
 impl Kernel for Avx512Vbmi {
     const OVERRUN: usize = 64;
+    const HISTORY: usize = 64;
 
     #[inline(always)]
     unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {
@@ -31,7 +32,7 @@ impl Kernel for Avx512Vbmi {
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
         // SAFETY: see `Kernel::copy_match`; the window load reads the 64
-        // history bytes before dst (PATTERN_HISTORY) and only its last
+        // history bytes before dst (HISTORY) and only its last
         // `offset` bytes are selected; stores end before dst + len + 64.
         unsafe {
             if offset >= 64 {

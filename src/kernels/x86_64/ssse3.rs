@@ -35,6 +35,7 @@ pub(super) unsafe fn pattern16(dst: *const u8, offset: usize) -> __m128i {
 
 impl Kernel for Ssse3 {
     const OVERRUN: usize = 16;
+    const HISTORY: usize = 16;
 
     #[inline(always)]
     unsafe fn copy_literals(dst: *mut u8, src: *const u8, len: usize) {

@@ -11,8 +11,19 @@ use std::sync::OnceLock;
 /// `buf[start..]` with `buf[..start]` as history.
 pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Result<usize>;
 
-/// One instantiation of the LZ4 block decode loop: a copy width and the
-/// instruction set its kernels use.
+/// One instantiation of the LZ4 block decode loop: a copy width, the
+/// instruction set its kernels use, and the loop's shape.
+///
+/// Every kernel comes in two loop shapes. The plain one decodes each
+/// sequence the same way. The `m` one (names ending in `m`) first tests for
+/// a *match-only* sequence (no literals, a short match) and decodes it on a
+/// branch of its own: where most sequences are match-only (integer and
+/// float columns of middle ratio), that branch is predicted, the input
+/// advances by a constant, and the next token's load no longer waits for
+/// this token's value, which is the plain loop's critical path. Where
+/// match-only sequences are mixed with others at random, the branch is
+/// mispredicted and the plain shape is faster: the adaptive decoder learns
+/// which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Variant {
@@ -36,6 +47,26 @@ pub enum Variant {
     Neon32,
     /// AArch64 NEON: 64-byte chunks (four registers).
     Neon64,
+    /// [`Variant::Portable8`] with the match-only branch.
+    Portable8M,
+    /// [`Variant::Portable16`] with the match-only branch.
+    Portable16M,
+    /// [`Variant::Portable32`] with the match-only branch.
+    Portable32M,
+    /// [`Variant::Portable64`] with the match-only branch.
+    Portable64M,
+    /// [`Variant::Ssse3x16`] with the match-only branch.
+    Ssse3x16M,
+    /// [`Variant::Avx2x32`] with the match-only branch.
+    Avx2x32M,
+    /// [`Variant::Avx512x64`] with the match-only branch.
+    Avx512x64M,
+    /// [`Variant::Neon16`] with the match-only branch.
+    Neon16M,
+    /// [`Variant::Neon32`] with the match-only branch.
+    Neon32M,
+    /// [`Variant::Neon64`] with the match-only branch.
+    Neon64M,
 }
 
 impl Variant {
@@ -51,6 +82,16 @@ impl Variant {
         Variant::Neon16,
         Variant::Neon32,
         Variant::Neon64,
+        Variant::Portable8M,
+        Variant::Portable16M,
+        Variant::Portable32M,
+        Variant::Portable64M,
+        Variant::Ssse3x16M,
+        Variant::Avx2x32M,
+        Variant::Avx512x64M,
+        Variant::Neon16M,
+        Variant::Neon32M,
+        Variant::Neon64M,
     ];
 
     /// Short name, as used by the CLI and in benchmark tables.
@@ -66,7 +107,48 @@ impl Variant {
             Variant::Neon16 => "neon16",
             Variant::Neon32 => "neon32",
             Variant::Neon64 => "neon64",
+            Variant::Portable8M => "portable8m",
+            Variant::Portable16M => "portable16m",
+            Variant::Portable32M => "portable32m",
+            Variant::Portable64M => "portable64m",
+            Variant::Ssse3x16M => "ssse3-16m",
+            Variant::Avx2x32M => "avx2-32m",
+            Variant::Avx512x64M => "avx512-64m",
+            Variant::Neon16M => "neon16m",
+            Variant::Neon32M => "neon32m",
+            Variant::Neon64M => "neon64m",
         }
+    }
+
+    /// The same kernel in the other loop shape (plain ↔ match-only branch).
+    pub const fn other_shape(self) -> Variant {
+        match self {
+            Variant::Portable8 => Variant::Portable8M,
+            Variant::Portable16 => Variant::Portable16M,
+            Variant::Portable32 => Variant::Portable32M,
+            Variant::Portable64 => Variant::Portable64M,
+            Variant::Ssse3x16 => Variant::Ssse3x16M,
+            Variant::Avx2x32 => Variant::Avx2x32M,
+            Variant::Avx512x64 => Variant::Avx512x64M,
+            Variant::Neon16 => Variant::Neon16M,
+            Variant::Neon32 => Variant::Neon32M,
+            Variant::Neon64 => Variant::Neon64M,
+            Variant::Portable8M => Variant::Portable8,
+            Variant::Portable16M => Variant::Portable16,
+            Variant::Portable32M => Variant::Portable32,
+            Variant::Portable64M => Variant::Portable64,
+            Variant::Ssse3x16M => Variant::Ssse3x16,
+            Variant::Avx2x32M => Variant::Avx2x32,
+            Variant::Avx512x64M => Variant::Avx512x64,
+            Variant::Neon16M => Variant::Neon16,
+            Variant::Neon32M => Variant::Neon32,
+            Variant::Neon64M => Variant::Neon64,
+        }
+    }
+
+    /// Whether the loop has the match-only branch (see [`Variant`]).
+    pub const fn match_only_branch(self) -> bool {
+        (self as u8) >= (Variant::Portable8M as u8)
     }
 
     /// Look a variant up by [`Variant::name`].
@@ -76,11 +158,16 @@ impl Variant {
 
     /// Copy width in bytes.
     pub const fn width(self) -> usize {
-        match self {
+        let plain = if self.match_only_branch() {
+            self.other_shape()
+        } else {
+            self
+        };
+        match plain {
             Variant::Portable8 => 8,
             Variant::Portable16 | Variant::Ssse3x16 | Variant::Neon16 => 16,
             Variant::Portable32 | Variant::Avx2x32 | Variant::Neon32 => 32,
-            Variant::Portable64 | Variant::Avx512x64 | Variant::Neon64 => 64,
+            _ => 64,
         }
     }
 
@@ -146,23 +233,33 @@ impl Variant {
     /// reach a `#[target_feature]` entry point is through here, after its
     /// features were detected.
     pub(crate) fn entry(self) -> Option<DecodeFn> {
+        if self.match_only_branch() {
+            self.other_shape().entry_of_shape::<true>()
+        } else {
+            self.entry_of_shape::<false>()
+        }
+    }
+
+    /// [`Variant::entry`] of this variant's kernel in loop shape `M` (with
+    /// the match-only branch or not).
+    fn entry_of_shape<const M: bool>(self) -> Option<DecodeFn> {
         match self {
-            Variant::Portable8 => Some(decode::<Portable<8>>),
-            Variant::Portable16 => Some(decode::<Portable<16>>),
-            Variant::Portable32 => Some(decode::<Portable<32>>),
-            Variant::Portable64 => Some(decode::<Portable<64>>),
+            Variant::Portable8 => Some(decode::<Portable<8>, M>),
+            Variant::Portable16 => Some(decode::<Portable<16>, M>),
+            Variant::Portable32 => Some(decode::<Portable<32>, M>),
+            Variant::Portable64 => Some(decode::<Portable<64>, M>),
             #[cfg(target_arch = "x86_64")]
-            Variant::Ssse3x16 => x86::ssse3(),
+            Variant::Ssse3x16 => x86::ssse3::<M>(),
             #[cfg(target_arch = "x86_64")]
-            Variant::Avx2x32 => x86::avx2(),
+            Variant::Avx2x32 => x86::avx2::<M>(),
             #[cfg(target_arch = "x86_64")]
-            Variant::Avx512x64 => x86::avx512(),
+            Variant::Avx512x64 => x86::avx512::<M>(),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon16 => Some(decode::<crate::kernels::aarch64::Neon<1>>),
+            Variant::Neon16 => Some(decode::<crate::kernels::aarch64::Neon<1>, M>),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon32 => Some(decode::<crate::kernels::aarch64::Neon<2>>),
+            Variant::Neon32 => Some(decode::<crate::kernels::aarch64::Neon<2>, M>),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon64 => Some(decode::<crate::kernels::aarch64::Neon<4>>),
+            Variant::Neon64 => Some(decode::<crate::kernels::aarch64::Neon<4>, M>),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -185,39 +282,39 @@ mod x86 {
     use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
 
     #[target_feature(enable = "ssse3")]
-    fn ssse3_loop(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
-        decode::<Ssse3>(src, buf, start)
+    fn ssse3_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+        decode::<Ssse3, M>(src, buf, start)
     }
 
     #[target_feature(enable = "avx2")]
-    fn avx2_loop(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
-        decode::<Avx2>(src, buf, start)
+    fn avx2_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+        decode::<Avx2, M>(src, buf, start)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    fn avx512_loop(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
-        decode::<Avx512Vbmi>(src, buf, start)
+    fn avx512_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+        decode::<Avx512Vbmi, M>(src, buf, start)
     }
 
-    pub(super) fn ssse3() -> Option<DecodeFn> {
+    pub(super) fn ssse3<const M: bool>() -> Option<DecodeFn> {
         if !std::arch::is_x86_feature_detected!("ssse3") {
             return None;
         }
         // SAFETY: SSSE3 was detected just above, and this closure is only
         // handed out from here.
-        Some(|s, b, o| unsafe { ssse3_loop(s, b, o) })
+        Some(|s, b, o| unsafe { ssse3_loop::<M>(s, b, o) })
     }
 
-    pub(super) fn avx2() -> Option<DecodeFn> {
+    pub(super) fn avx2<const M: bool>() -> Option<DecodeFn> {
         if !std::arch::is_x86_feature_detected!("avx2") {
             return None;
         }
         // SAFETY: AVX2 was detected just above, and this closure is only
         // handed out from here.
-        Some(|s, b, o| unsafe { avx2_loop(s, b, o) })
+        Some(|s, b, o| unsafe { avx2_loop::<M>(s, b, o) })
     }
 
-    pub(super) fn avx512() -> Option<DecodeFn> {
+    pub(super) fn avx512<const M: bool>() -> Option<DecodeFn> {
         if !(std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vbmi"))
@@ -226,6 +323,6 @@ mod x86 {
         }
         // SAFETY: AVX-512 F/BW/VBMI were detected just above, and this
         // closure is only handed out from here.
-        Some(|s, b, o| unsafe { avx512_loop(s, b, o) })
+        Some(|s, b, o| unsafe { avx512_loop::<M>(s, b, o) })
     }
 }
