@@ -177,7 +177,7 @@ fn fast_loop<K: Kernel, const M: bool>(src: &[u8], buf: &mut [u8], pos: &mut Cur
             // so the next token's load does not wait for this one's value.
             // SAFETY: in_margin covers the token and offset.
             let offset = unsafe {
-                let offset = read_le16(ipp.add(1)) as usize;
+                let offset = read_le16(ipp.add(1));
                 ipp = ipp.add(3);
                 offset
             };
@@ -222,7 +222,7 @@ fn fast_loop<K: Kernel, const M: bool>(src: &[u8], buf: &mut [u8], pos: &mut Cur
         let offset = unsafe {
             ipp = ipp.add(lit);
             opp = opp.add(lit);
-            let offset = read_le16(ipp) as usize;
+            let offset = read_le16(ipp);
             ipp = ipp.add(2);
             offset
         };
