@@ -50,7 +50,10 @@ pub(crate) trait Kernel {
     ///
     /// Only `dst - offset .. dst` and bytes this call writes contribute to the
     /// output. A pattern load may read (and discard) the history bytes
-    /// `dst - HISTORY .. dst - offset`.
+    /// `dst - HISTORY .. dst - offset`, and may read bytes of the destination
+    /// range `dst .. dst + OVERRUN` before this call writes them: they only
+    /// reach scratch positions, each overwritten by a later store of the
+    /// same call or left past `dst + len`.
     ///
     /// # Safety
     /// The contract above, plus: `dst - max(offset, HISTORY) .. dst`

@@ -1,7 +1,6 @@
 //! AVX2: 32-byte chunks; offsets below 16 from a per-lane `vpshufb` pattern
 //! of a 16-byte window broadcast to both lanes.
 
-use super::ssse3::chunks16;
 use crate::kernels::{END_INDEX_16, Kernel, for_each_step, pattern_step};
 use core::arch::x86_64::*;
 
@@ -32,13 +31,36 @@ impl Kernel for Avx2 {
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
         // SAFETY: see `Kernel::copy_match`; chunk widths never exceed the
-        // offset; the pattern load reads the 16 history bytes before dst;
-        // stores end before dst + len + 32.
+        // offset; the pattern loads read the 16 history bytes before dst,
+        // or the offset's bytes and up to 32 bytes of the (initialised)
+        // destination range after them; stores end before dst + len + 32.
         unsafe {
-            if offset >= 32 {
+            if offset >= 64 {
                 chunks32(dst, dst.sub(offset), len);
+            } else if offset >= 32 {
+                // Two registers hold the `offset` bytes before dst (and
+                // scratch after them); storing both at every multiple of
+                // the offset repeats the pattern with no load in the loop.
+                // Loading from recently written output instead would read
+                // across earlier stores, which stalls store-to-load
+                // forwarding on every chunk (lines of 21..63 bytes in text
+                // columns). The scratch bytes land past each step's valid
+                // `offset` bytes and are overwritten by the next step; the
+                // last step's stay past `len`, within the overrun.
+                let src = dst.sub(offset);
+                let a = _mm256_loadu_si256(src.cast());
+                let b = _mm256_loadu_si256(src.add(32).cast());
+                for_each_step(len, offset, |i| {
+                    _mm256_storeu_si256(dst.add(i).cast(), a);
+                    // Only where needed: the overrun is 32 bytes past len.
+                    if i + 32 < len {
+                        _mm256_storeu_si256(dst.add(i + 32).cast(), b);
+                    }
+                });
             } else if offset >= 16 {
-                chunks16(dst, dst.sub(offset), len);
+                // As above, with one register.
+                let a = _mm256_loadu_si256(dst.sub(offset).cast());
+                for_each_step(len, offset, |i| _mm256_storeu_si256(dst.add(i).cast(), a));
             } else {
                 // Every index is below 16, so the shuffle can stay within
                 // each lane of the broadcast window.

@@ -45,11 +45,30 @@ impl Kernel for Ssse3 {
 
     #[inline(always)]
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize) {
-        // SAFETY: see `Kernel::copy_match`; the pattern load reads the 16
-        // history bytes before dst and stores end before dst + len + 16.
+        // SAFETY: see `Kernel::copy_match`; the pattern loads read the 16
+        // history bytes before dst, or the offset's bytes and up to 16
+        // bytes of the (initialised) destination range after them; stores
+        // end before dst + len + 16.
         unsafe {
-            if offset >= 16 {
+            if offset >= 32 {
                 chunks16(dst, dst.sub(offset), len);
+            } else if offset >= 16 {
+                // Two registers hold the `offset` bytes before dst (and
+                // scratch after them), stored at every multiple of the
+                // offset: no load in the loop, where loading recent output
+                // would stall store-to-load forwarding (see the AVX2
+                // kernel). Scratch lands past each step's valid bytes and
+                // is overwritten by the next step, or stays past `len`.
+                let src = dst.sub(offset);
+                let a = _mm_loadu_si128(src.cast());
+                let b = _mm_loadu_si128(src.add(16).cast());
+                for_each_step(len, offset, |i| {
+                    _mm_storeu_si128(dst.add(i).cast(), a);
+                    // Only where needed: the overrun is 16 bytes past len.
+                    if i + 16 < len {
+                        _mm_storeu_si128(dst.add(i + 16).cast(), b);
+                    }
+                });
             } else {
                 let p = pattern16(dst, offset);
                 for_each_step(len, pattern_step(16, offset), |i| {

@@ -4,10 +4,13 @@ use super::variant::{DecodeFn, Variant};
 use crate::bandit::{ArmStats, Bandit};
 use crate::error::{Error, Result};
 
-/// Blocks that decode to fewer bytes than this are not timed: the clock's
-/// resolution and call overhead (~20-50 ns) would swamp the measurement.
-/// ClickHouse uses 32 KiB; at 16 KiB a block still takes several
-/// microseconds on the fastest variant, and more small-block streams learn.
+/// The least output one timing covers: the clock's resolution and call
+/// overhead (~20-50 ns) would swamp a shorter measurement. ClickHouse times
+/// only blocks of 32 KiB or more; at 16 KiB a block still takes several
+/// microseconds on the fastest variant. Smaller blocks are timed in
+/// *batches*: consecutive blocks decoded by the same variant under one
+/// clock reading at each end, until they add up to this much output, so
+/// streams of small blocks learn too, at two clock reads per batch.
 pub const MIN_TIMED_BYTES: usize = 16 << 10;
 
 /// How a [`Decoder`] picks its variant for each block.
@@ -50,20 +53,22 @@ pub struct Decoder {
     blocks: Vec<u64>,
     /// Arm used for the last block.
     last: usize,
-    /// Arm used for blocks too small to time: the best one known so far.
-    /// Small blocks do not consult the bandit at all (sampling and timing
-    /// cost about as much as decoding a tiny block).
+    /// Arm used for blocks that are not timed: the best one known so far.
     settled: usize,
-    /// Blocks in a row that looked big enough to time but decoded to less
-    /// than [`MIN_TIMED_BYTES`]; past [`SMALL_STREAK`], this is a stream of
-    /// small blocks and only every [`SMALL_RECHECK`]th block is timed.
-    small_streak: u32,
+    /// The batch being timed, if any (see [`MIN_TIMED_BYTES`]).
+    batch: Option<Batch>,
+    /// Timings started (blocks or batches), for the converged schedule.
+    timings: u64,
 }
 
-/// See [`Decoder::small_streak`].
-const SMALL_STREAK: u32 = 8;
-/// See [`Decoder::small_streak`].
-const SMALL_RECHECK: u64 = 64;
+/// Small blocks being timed together: the arm, the clock reading before
+/// the first, and the output so far.
+#[derive(Debug, Clone, Copy)]
+struct Batch {
+    arm: usize,
+    t0: u64,
+    bytes: usize,
+}
 /// Timed samples the settled arm needs before the decoder counts as
 /// converged and times only one block in [`CONVERGED_EVERY`].
 const CONVERGED_SAMPLES: u32 = 32;
@@ -103,7 +108,8 @@ impl Decoder {
             blocks: vec![0; n],
             last: 0,
             settled,
-            small_streak: 0,
+            batch: None,
+            timings: 0,
         }
     }
 
@@ -118,7 +124,8 @@ impl Decoder {
             blocks: vec![0],
             last: 0,
             settled: 0,
-            small_streak: 0,
+            batch: None,
+            timings: 0,
         })
     }
 
@@ -132,7 +139,8 @@ impl Decoder {
             blocks: vec![0; n],
             last: 0,
             settled: 0,
-            small_streak: 0,
+            batch: None,
+            timings: 0,
         }
     }
 
@@ -149,20 +157,6 @@ impl Decoder {
         buf: &mut [u8],
         start: usize,
     ) -> Result<usize> {
-        // Time only blocks big enough to measure. The output size is not
-        // known before decoding; the capacity bounds it, and so does the
-        // input (LZ4 expands at most 255-fold).
-        let mut timed = (buf.len() - start).min(src.len().saturating_mul(255)) >= MIN_TIMED_BYTES;
-        if timed {
-            let total: u64 = self.blocks.iter().sum();
-            if self.small_streak >= SMALL_STREAK {
-                timed = total.is_multiple_of(SMALL_RECHECK);
-            } else if self.converged() {
-                // Once the choice is clear, consult the bandit (and pay for
-                // sampling and two clock reads) on one block in CONVERGED_EVERY.
-                timed = total.is_multiple_of(CONVERGED_EVERY);
-            }
-        }
         let arm = match &mut self.mode {
             Mode::Fixed => 0,
             Mode::RoundRobin(next) => {
@@ -170,45 +164,74 @@ impl Decoder {
                 *next = (a + 1) % self.arms.len();
                 a
             }
-            Mode::Adaptive(_) if !timed => self.settled,
-            Mode::Adaptive(bandit) => bandit.choose(),
+            Mode::Adaptive(_) => return self.decode_adaptive(src, buf, start),
         };
         self.last = arm;
         self.blocks[arm] += 1;
-        let entry = self.arms[arm].1;
+        (self.arms[arm].1)(src, buf, start)
+    }
+
+    /// [`Decoder::decode_with_prefix`] for an adaptive decoder: continue the
+    /// batch being timed, or time this block (starting a batch if it turns
+    /// out small), or decode it untimed with the settled arm once the
+    /// choice is clear.
+    fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
         let Mode::Adaptive(bandit) = &mut self.mode else {
-            return entry(src, buf, start);
+            unreachable!("decode_adaptive on an adaptive decoder");
         };
-        if !timed {
-            return entry(src, buf, start);
+        if let Some(batch) = &mut self.batch {
+            let arm = batch.arm;
+            self.last = arm;
+            self.blocks[arm] += 1;
+            let r = (self.arms[arm].1)(src, buf, start);
+            let cost = match &r {
+                Ok(n) => {
+                    batch.bytes += n;
+                    if batch.bytes < MIN_TIMED_BYTES {
+                        return r;
+                    }
+                    Some(ticks().wrapping_sub(batch.t0) as f64 / batch.bytes as f64)
+                }
+                Err(_) => None,
+            };
+            self.batch = None;
+            bandit.record(arm, cost);
+            if let Some(best) = bandit.best() {
+                self.settled = best;
+            }
+            return r;
         }
+        // Once the settled arm has enough samples, consult the bandit (and
+        // pay for sampling and clock reads) on one timing in
+        // CONVERGED_EVERY: arms that are still being explored then are
+        // nearly as fast, or the settled arm would not have so many samples.
+        let converged = bandit.stats()[self.settled].samples >= CONVERGED_SAMPLES;
+        self.timings += 1;
+        if converged && !self.timings.is_multiple_of(CONVERGED_EVERY) {
+            let arm = self.settled;
+            self.last = arm;
+            self.blocks[arm] += 1;
+            return (self.arms[arm].1)(src, buf, start);
+        }
+        let arm = bandit.choose();
+        self.last = arm;
+        self.blocks[arm] += 1;
         let t0 = ticks();
-        let r = entry(src, buf, start);
-        let elapsed = ticks().wrapping_sub(t0);
-        let cost = match &r {
-            Ok(n) if *n >= MIN_TIMED_BYTES => Some(elapsed as f64 / *n as f64),
-            _ => None,
-        };
-        bandit.record(arm, cost);
-        if cost.is_some() || r.is_err() {
-            self.small_streak = 0;
-        } else {
-            self.small_streak = self.small_streak.saturating_add(1);
+        let r = (self.arms[arm].1)(src, buf, start);
+        match r {
+            Ok(n) if n >= MIN_TIMED_BYTES => {
+                let cost = ticks().wrapping_sub(t0) as f64 / n as f64;
+                bandit.record(arm, Some(cost));
+            }
+            Ok(n) => {
+                self.batch = Some(Batch { arm, t0, bytes: n });
+            }
+            Err(_) => bandit.record(arm, None),
         }
         if let Some(best) = bandit.best() {
             self.settled = best;
         }
         r
-    }
-
-    /// Whether the settled arm has enough samples and was the last choice.
-    fn converged(&self) -> bool {
-        match &self.mode {
-            Mode::Adaptive(b) => {
-                self.last == self.settled && b.stats()[self.settled].samples >= CONVERGED_SAMPLES
-            }
-            _ => false,
-        }
     }
 
     /// The variant that decoded the last block.

@@ -183,31 +183,53 @@ impl Variant {
         })
     }
 
-    /// The variants an adaptive [`super::Decoder`] chooses among: the
-    /// available ones, less those that cannot win on this architecture
-    /// (the portable kernels of 16 and 32 bytes are dominated by the SIMD
-    /// ones of the same width, so exploring them only costs time).
+    /// The variants an adaptive [`super::Decoder`] chooses among: every
+    /// available SIMD kernel in both loop shapes, plus portable 64-byte
+    /// chunks on x86-64 without AVX-512 (its unrolled 64-byte steps win on
+    /// some low-ratio columns, which no SIMD kernel there does). The other
+    /// portable kernels are dominated by the SIMD ones of the same width,
+    /// so exploring them would only cost time. Without SIMD: portable 16
+    /// and 64 plain, 8 and 16 with the match-only branch.
     pub fn candidates() -> &'static [Variant] {
         static CANDIDATES: OnceLock<Vec<Variant>> = OnceLock::new();
         CANDIDATES.get_or_init(|| {
             let simd: Vec<Variant> = Variant::available()
                 .iter()
                 .copied()
-                .filter(|v| !v.name().starts_with("portable"))
+                .filter(|v| !v.is_portable())
                 .collect();
-            if simd.is_empty() {
-                return Variant::available().to_vec();
-            }
-            // Portable8 copies in 8-byte steps and Portable64 in unrolled
-            // 64-byte steps (it wins on some low-ratio columns), which no
-            // SIMD kernel here does.
-            let mut v = vec![Variant::Portable8];
-            if !simd.contains(&Variant::Avx512x64) {
-                v.push(Variant::Portable64);
-            }
-            v.extend(simd);
-            v
+            let wanted: Vec<Variant> = if simd.is_empty() {
+                vec![
+                    Variant::Portable16,
+                    Variant::Portable64,
+                    Variant::Portable8M,
+                    Variant::Portable16M,
+                ]
+            } else {
+                let mut v = Vec::new();
+                if cfg!(target_arch = "x86_64") && !simd.contains(&Variant::Avx512x64) {
+                    v.push(Variant::Portable64);
+                }
+                v.extend(simd);
+                v
+            };
+            wanted.into_iter().filter(|v| v.is_available()).collect()
         })
+    }
+
+    /// Whether the kernel is plain Rust (no SIMD instruction set).
+    pub const fn is_portable(self) -> bool {
+        matches!(
+            self,
+            Variant::Portable8
+                | Variant::Portable16
+                | Variant::Portable32
+                | Variant::Portable64
+                | Variant::Portable8M
+                | Variant::Portable16M
+                | Variant::Portable32M
+                | Variant::Portable64M
+        )
     }
 
     /// Whether this CPU can run the variant.
