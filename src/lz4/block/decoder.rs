@@ -1,5 +1,6 @@
 //! [`Decoder`]: a block decoder that chooses its variant at run time.
 
+use super::decompress::Decoded;
 use super::variant::{DecodeFn, Variant};
 use crate::bandit::{ArmStats, Bandit};
 use crate::error::{Error, Result};
@@ -147,7 +148,7 @@ impl Decoder {
     /// Decompress the block `src` into `dst` (capacity `dst.len()`), exactly
     /// like [`super::decompress_into`].
     pub fn decompress_into(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        self.decode_with_prefix(src, dst, 0)
+        self.decode_with_prefix(src, dst, 0).map_err(|e| *e)
     }
 
     /// Decode `src` into `buf[start..]` with `buf[..start]` as history.
@@ -156,7 +157,7 @@ impl Decoder {
         src: &[u8],
         buf: &mut [u8],
         start: usize,
-    ) -> Result<usize> {
+    ) -> Decoded<usize> {
         let arm = match &mut self.mode {
             Mode::Fixed => 0,
             Mode::RoundRobin(next) => {
@@ -175,7 +176,7 @@ impl Decoder {
     /// batch being timed, or time this block (starting a batch if it turns
     /// out small), or decode it untimed with the settled arm once the
     /// choice is clear.
-    fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+    fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         let Mode::Adaptive(bandit) = &mut self.mode else {
             unreachable!("decode_adaptive on an adaptive decoder");
         };

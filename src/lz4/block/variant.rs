@@ -2,14 +2,13 @@
 //! instantiated per copy kernel and instruction set, and the runtime CPU
 //! detection that says which of them this machine can run.
 
-use super::decompress::decode;
-use crate::error::Result;
+use super::decompress::{Decoded, decode};
 use crate::kernels::portable::Portable;
 use std::sync::OnceLock;
 
 /// A decode entry point: `(src, buf, start)` decodes `src` into
 /// `buf[start..]` with `buf[..start]` as history.
-pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Result<usize>;
+pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Decoded<usize>;
 
 /// One instantiation of the LZ4 block decode loop: a copy width, the
 /// instruction set its kernels use, and the loop's shape.
@@ -299,22 +298,21 @@ mod x86 {
     //! x86-64 entry points: each wraps the whole decode loop in a
     //! `#[target_feature]` function, because features do not inline across
     //! that boundary.
-    use super::{DecodeFn, decode};
-    use crate::error::Result;
+    use super::{DecodeFn, Decoded, decode};
     use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
 
     #[target_feature(enable = "ssse3")]
-    fn ssse3_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+    fn ssse3_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         decode::<Ssse3, M>(src, buf, start)
     }
 
     #[target_feature(enable = "avx2")]
-    fn avx2_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+    fn avx2_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         decode::<Avx2, M>(src, buf, start)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    fn avx512_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Result<usize> {
+    fn avx512_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         decode::<Avx512Vbmi, M>(src, buf, start)
     }
 

@@ -113,7 +113,11 @@ pub(crate) fn decode_raw(
     }
     decoder
         .decode_with_prefix(data, &mut buf[..start + capacity], start)
-        .map_err(|e| in_block(index, at, e))
+        .map_err(|e| Error::Block {
+            index,
+            at,
+            source: e,
+        })
 }
 
 /// One block as read from a frame, before decoding.
@@ -703,7 +707,7 @@ fn decode_legacy_slice(input: &mut SliceInput<'_>, out: &mut Vec<u8>) -> Result<
                 return Err(Error::Block {
                     index: 0,
                     at,
-                    source: Box::new(e),
+                    source: e,
                 });
             }
         }
@@ -1320,7 +1324,7 @@ impl<R: Read> FrameDecoder<R> {
             .map_err(|e| Error::Block {
                 index: 0,
                 at,
-                source: Box::new(e),
+                source: e,
             })?;
         self.filled = n;
         Ok(())
