@@ -163,3 +163,50 @@ fn unavailable_variant_is_an_error() {
         assert_eq!(Decoder::with_variant(v).is_ok(), v.is_available(), "{v}");
     }
 }
+
+#[test]
+fn small_blocks_are_timed_in_batches() {
+    // 4 KiB blocks, each far below MIN_TIMED_BYTES: the adaptive decoder
+    // times runs of them together, so it still learns.
+    let data: Vec<u8> = shapes().concat();
+    let blocks: Vec<&[u8]> = data.chunks(4 << 10).collect();
+    let compressed: Vec<Vec<u8>> = blocks.iter().map(|b| block::compress(b, 1)).collect();
+    let mut d = Decoder::with_seed(3);
+    let mut out = vec![0u8; 4 << 10];
+    let mut total = 0usize;
+    for _ in 0..3 {
+        for (b, c) in blocks.iter().zip(&compressed) {
+            let n = d.decompress_into(c, &mut out).unwrap();
+            assert_eq!(&out[..n], *b);
+            total += n;
+        }
+    }
+    let stats = d.stats();
+    let timed: u64 = stats.iter().map(|s| u64::from(s.timed)).sum();
+    // Every candidate was timed, and no timing covered less than the
+    // threshold (the first timing of each arm is discarded).
+    assert!(stats.iter().all(|s| s.timed > 0), "{stats:?}");
+    let timings = timed + stats.len() as u64;
+    assert!(
+        timings <= (total / block::MIN_TIMED_BYTES) as u64,
+        "{timings} timings for {total} bytes"
+    );
+}
+
+#[test]
+fn a_corrupt_block_in_a_batch_is_an_error_and_decoding_goes_on() {
+    let data: Vec<u8> = shapes().concat();
+    let blocks: Vec<&[u8]> = data.chunks(2 << 10).take(64).collect();
+    let compressed: Vec<Vec<u8>> = blocks.iter().map(|b| block::compress(b, 1)).collect();
+    let mut d = Decoder::with_seed(5);
+    let mut out = vec![0u8; 2 << 10];
+    for (i, (b, c)) in blocks.iter().zip(&compressed).enumerate() {
+        if i % 5 == 2 {
+            // Truncated: rejected, whatever arm or batch it lands in.
+            let cut = &c[..c.len() / 2];
+            assert!(d.decompress_into(cut, &mut out).is_err(), "block {i}");
+        }
+        let n = d.decompress_into(c, &mut out).unwrap();
+        assert_eq!(&out[..n], *b, "block {i}");
+    }
+}

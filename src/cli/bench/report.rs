@@ -355,8 +355,8 @@ impl Report {
             ),
             format!(
                 "ref = {}; lz4_flex = lz4_flex::block::decompress_into (safe); {} = lzkit \
-                 Decoder::with_variant; adapt = lzkit Decoder, one per file, learning over all rounds \
-                 among {}",
+                 Decoder::with_variant (a name ending in m: the loop with the match-only branch); \
+                 adapt = lzkit Decoder, one per file, learning over all rounds among {}",
                 s.reference,
                 names(&s.variants),
                 names(&s.candidates)
@@ -468,7 +468,9 @@ impl Report {
         let mut lines = vec![
             "adaptive decoder per file: preferred = Decoder::preferred() after all rounds, last = \
              last_variant(), best = fastest fixed variant, pulls = blocks each candidate decoded \
-             (stats(); blocks under the timing threshold go to the settled variant untimed)"
+             (stats(); blocks under the timing threshold are timed in batches, and once the \
+             choice is clear most blocks go to the settled variant untimed); names ending in m \
+             have the match-only branch"
                 .to_string(),
             format!(
                 "preferred: {} files; preferred = best on {} of {} files",
@@ -479,9 +481,9 @@ impl Report {
         ];
         if sum.untimed > 0 {
             lines.push(format!(
-                "{} files have no block of {} KiB or more: the adaptive decoder timed none of \
-                 their blocks and decoded them all with its default variant (see last); \
-                 preferred() then names its first candidate",
+                "{} files were decoded without a single timing of {} KiB or more completing: \
+                 the adaptive decoder used its default variant (see last); preferred() then \
+                 names its first candidate",
                 sum.untimed,
                 MIN_TIMED_BYTES >> 10
             ));
