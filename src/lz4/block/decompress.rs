@@ -8,6 +8,16 @@
 //! wildly, one *careful step* decodes a sequence with exact bounds and exact
 //! copies. Neither needs slack from the caller.
 //!
+//! The fast loop comes in two shapes (the `M` parameter). Its critical path
+//! is the chain from one token's load, through the literal length in it, to
+//! the next token's address. With `M`, a *match-only* sequence (token below
+//! 15: no literals, a short match) is decoded on a branch of its own that
+//! advances the input by a constant 3 bytes; where such sequences dominate
+//! (integer and float columns) the branch is predicted and consecutive
+//! tokens load in parallel, about 1.3x faster. Where they are mixed with
+//! others at random the branch mispredicts and the plain shape wins; the
+//! adaptive decoder learns which.
+//!
 //! Acceptance rules (the LZ4 block format's end conditions, checked exactly
 //! as the reference decoder checks them against the output capacity, so that
 //! we never accept a block it rejects):
@@ -77,7 +87,8 @@ const _: () = assert!(
     "out_margin covers the 16-byte literal chunk and the end conditions"
 );
 
-/// Decode the block `src` into `buf[start..]` with kernel `K`, where
+/// Decode the block `src` into `buf[start..]` with kernel `K` (with the
+/// match-only branch if `M`, see the module documentation), where
 /// `buf[..start]` is history that matches may reference (a dictionary or
 /// earlier blocks). Returns the number of bytes written after `start`.
 ///
