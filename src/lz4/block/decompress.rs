@@ -257,8 +257,7 @@ fn fast_loop<K: Kernel, const M: bool>(
             continue;
         }
         let history = distance(opp, bp);
-        // Long matches: their copy dominates, so their branch layout does not.
-        std::hint::cold_path();
+        // Long matches (not marked cold: at HC levels they are common).
         ip = distance(ipp, sp);
         op = history;
         check_offset(offset, op, ip - 2)?;
