@@ -374,18 +374,44 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
         return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
     }
     let end = op + len;
-    // Copy in pieces that read only bytes already written: the distance from
-    // the source start doubles (offset, 2*offset, ...), staying a multiple of
-    // the offset, so the pattern repeats correctly.
-    let src0 = op - offset;
+    // Copy 8 bytes at a time from a distance `d` that is a multiple of the
+    // offset and at least 8 (so each piece reads only bytes written before
+    // it), after the few single bytes that make `d` bytes of pattern exist.
+    // Small fixed-size copies, no memmove calls: near the end of a small
+    // block this path decodes a good part of it.
+    let d = if offset >= 8 {
+        offset
+    } else {
+        // offset * ceil(8 / offset) for offsets 1..=7.
+        [8, 8, 8, 9, 8, 10, 12, 14][offset]
+    };
     let mut o = op;
+    while o < end && o + offset < op + d {
+        buf[o] = buf[o - offset];
+        o += 1;
+    }
+    while end - o >= 8 {
+        buf.copy_within(o - d..o - d + 8, o);
+        o += 8;
+    }
     while o < end {
-        let dist = o - src0; // grows as we copy: offset, 2*offset, ...
-        let n = dist.min(end - o);
-        buf.copy_within(src0..src0 + n, o);
-        o += n;
+        buf[o] = buf[o - d];
+        o += 1;
     }
     Ok(end)
+}
+
+/// Copy `src` into `dst` (same length), without a library call for the
+/// short runs the careful step sees most.
+#[inline(always)]
+fn copy_exact(dst: &mut [u8], src: &[u8]) {
+    if src.len() <= 16 {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
+        }
+    } else {
+        dst.copy_from_slice(src);
+    }
 }
 
 /// Decode one sequence with exact bounds checks. Returns `true` when it was
@@ -423,12 +449,12 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
         if lit > out_left {
             return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
         }
-        buf[op..op + lit].copy_from_slice(&src[ip..ip + lit]);
+        copy_exact(&mut buf[op..op + lit], &src[ip..ip + lit]);
         pos.ip = iend;
         pos.op = op + lit;
         return Ok(true);
     }
-    buf[op..op + lit].copy_from_slice(&src[ip..ip + lit]);
+    copy_exact(&mut buf[op..op + lit], &src[ip..ip + lit]);
     ip += lit;
     let op = op + lit;
     // in_left - lit >= LITERAL_INPUT_GUARD, so the offset is in bounds.
