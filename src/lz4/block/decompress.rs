@@ -374,10 +374,24 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
         return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
     }
     let end = op + len;
-    // Copy 8 bytes at a time from a distance `d` that is a multiple of the
-    // offset and at least 8 (so each piece reads only bytes written before
-    // it), after the few single bytes that make `d` bytes of pattern exist.
-    // Small fixed-size copies, no memmove calls: near the end of a small
+    if len > 32 {
+        // Long: copy in pieces that read only bytes already written; the
+        // distance from the source start doubles (offset, 2*offset, ...),
+        // staying a multiple of the offset, so the pattern repeats
+        // correctly, and the pieces soon become large library copies.
+        let src0 = op - offset;
+        let mut o = op;
+        while o < end {
+            let n = (o - src0).min(end - o);
+            buf.copy_within(src0..src0 + n, o);
+            o += n;
+        }
+        return Ok(end);
+    }
+    // Short: copy 8 bytes at a time from a distance `d` that is a multiple
+    // of the offset and at least 8 (so each piece reads only bytes written
+    // before it), after the few single bytes that make `d` bytes of pattern
+    // exist. Fixed-size copies, no library calls: near the end of a small
     // block this path decodes a good part of it.
     let d = if offset >= 8 {
         offset
