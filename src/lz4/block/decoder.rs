@@ -178,7 +178,9 @@ impl Decoder {
     /// choice is clear.
     fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         let Mode::Adaptive(bandit) = &mut self.mode else {
-            unreachable!("decode_adaptive on an adaptive decoder");
+            // Only called for adaptive decoders; decode with the last arm
+            // rather than panic.
+            return (self.arms[self.last].1)(src, buf, start);
         };
         if let Some(batch) = &mut self.batch {
             let arm = batch.arm;

@@ -252,7 +252,8 @@ fn fast_loop<K: Kernel, const M: bool>(
         if code != RUN_MASK {
             // A short match (at most 18 bytes): out_margin leaves room for
             // its chunks after a short literal run or a checked long one.
-            // SAFETY: see above.
+            // SAFETY: opp is at least K::HISTORY into the buffer (fast loop
+            // entry) and out_margin leaves SHORT_MATCH + OVERRUN after it.
             opp = unsafe { short_match::<K>(opp, bp, offset, code + MIN_MATCH, ipp, sp)? };
             continue;
         }

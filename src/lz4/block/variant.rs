@@ -147,7 +147,19 @@ impl Variant {
 
     /// Whether the loop has the match-only branch (see [`Variant`]).
     pub const fn match_only_branch(self) -> bool {
-        (self as u8) >= (Variant::Portable8M as u8)
+        matches!(
+            self,
+            Variant::Portable8M
+                | Variant::Portable16M
+                | Variant::Portable32M
+                | Variant::Portable64M
+                | Variant::Ssse3x16M
+                | Variant::Avx2x32M
+                | Variant::Avx512x64M
+                | Variant::Neon16M
+                | Variant::Neon32M
+                | Variant::Neon64M
+        )
     }
 
     /// Look a variant up by [`Variant::name`].
