@@ -65,7 +65,9 @@ fn every_variant_round_trips_every_shape() {
     let variants = Variant::available();
     assert!(variants.contains(&Variant::Portable8) && variants.contains(&Variant::Portable64));
     for data in shapes() {
-        for level in [1, -5] {
+        // Level 9 (HC) gives the long-match codes the medium shape copies
+        // without a branch.
+        for level in [1, -5, 9] {
             let c = block::compress(&data, level);
             for &v in variants {
                 let mut d = Decoder::with_variant(v).unwrap();
@@ -97,9 +99,16 @@ fn variants_agree_on_corrupt_input() {
         .iter()
         .map(|&v| Decoder::with_variant(v).unwrap())
         .collect();
+    // Blocks at level 1 and at HC level 9 (where the medium shape's
+    // branch-free path decodes most matches).
+    let compressed: Vec<[Vec<u8>; 2]> = shapes
+        .iter()
+        .map(|d| [block::compress(d, 1), block::compress(d, 9)])
+        .collect();
     for round in 0..3000 {
-        let data = &shapes[round % shapes.len()];
-        let mut c = block::compress(data, 1);
+        let k = round % shapes.len();
+        let data = &shapes[k];
+        let mut c = compressed[k][(round / shapes.len()) % 2].clone();
         if c.is_empty() {
             continue;
         }
@@ -155,6 +164,27 @@ fn adaptive_and_round_robin_decoders_decode_correctly() {
     let stats = adaptive.stats();
     assert!(stats.iter().all(|s| s.blocks > 0), "{stats:?}");
     assert!(stats.iter().any(|s| s.timed > 0), "{stats:?}");
+}
+
+#[test]
+fn every_variant_has_one_kernel_in_three_shapes() {
+    use lzkit::lz4::block::Shape;
+    for &v in Variant::ALL {
+        let plain = v.with_shape(Shape::Plain);
+        assert_eq!(plain.shape(), Shape::Plain, "{v}");
+        for (shape, suffix) in [(Shape::MatchOnly, "m"), (Shape::Medium, "h")] {
+            let w = plain.with_shape(shape);
+            assert_eq!(w.shape(), shape, "{v}");
+            assert_eq!(w.name(), format!("{}{suffix}", plain.name()), "{v}");
+            assert_eq!(w.width(), plain.width(), "{v}");
+            assert_eq!(w.is_portable(), plain.is_portable(), "{v}");
+            assert_eq!(w.with_shape(Shape::Plain), plain, "{v}");
+        }
+        assert_eq!(v.with_shape(v.shape()), v, "{v}");
+        assert_eq!(Variant::from_name(v.name()), Some(v));
+    }
+    let plain = Variant::ALL.iter().filter(|v| v.shape() == Shape::Plain);
+    assert_eq!(plain.count() * 3, Variant::ALL.len());
 }
 
 #[test]

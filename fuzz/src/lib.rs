@@ -68,10 +68,13 @@ pub const BLOCK_DECODERS: &[BlockDecoder] = &{
             dict: true,
         },
     ];
-    let variants = variant_rows!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
-    let mut all = [BlockDecoder { name: "", decode: block_plain, dict: false }; 22];
+    let variants = variant_rows!(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+        26, 27, 28, 29
+    );
+    let mut all = [BlockDecoder { name: "", decode: block_plain, dict: false }; 32];
     let mut i = 0;
-    while i < 22 {
+    while i < 32 {
         all[i] = if i < 2 { plain[i] } else { variants[i - 2] };
         i += 1;
     }
@@ -346,4 +349,4 @@ pub fn mentions_legacy(data: &[u8]) -> bool {
 }
 
 // One block-decoder row per variant: keep `variant_rows!` in step with the enum.
-const _: () = assert!(block::Variant::ALL.len() == 20);
+const _: () = assert!(block::Variant::ALL.len() == 30);

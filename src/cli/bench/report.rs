@@ -355,7 +355,8 @@ impl Report {
             ),
             format!(
                 "ref = {}; lz4_flex = lz4_flex::block::decompress_into (safe); {} = lzkit \
-                 Decoder::with_variant (a name ending in m: the loop with the match-only branch); \
+                 Decoder::with_variant (a name ending in m: the loop with the match-only branch; \
+                 in h: medium matches without a length branch); \
                  adapt = lzkit Decoder, one per file, learning over all rounds among {}",
                 s.reference,
                 names(&s.variants),
@@ -470,7 +471,7 @@ impl Report {
              last_variant(), best = fastest fixed variant, pulls = blocks each candidate decoded \
              (stats(); blocks under the timing threshold are timed in batches, and once the \
              choice is clear most blocks go to the settled variant untimed); names ending in m \
-             have the match-only branch"
+             have the match-only branch, in h the branch-free medium matches"
                 .to_string(),
             format!(
                 "preferred: {} files; preferred = best on {} of {} files",

@@ -8,15 +8,20 @@
 //! wildly, one *careful step* decodes a sequence with exact bounds and exact
 //! copies. Neither needs slack from the caller.
 //!
-//! The fast loop comes in two shapes (the `M` parameter). Its critical path
+//! The fast loop comes in three shapes (the `S` parameter). Its critical path
 //! is the chain from one token's load, through the literal length in it, to
-//! the next token's address. With `M`, a *match-only* sequence (token below
+//! the next token's address. With [`MATCH_ONLY`], a *match-only* sequence (token below
 //! 15: no literals, a short match) is decoded on a branch of its own that
 //! advances the input by a constant 3 bytes; where such sequences dominate
 //! (integer and float columns) the branch is predicted and consecutive
 //! tokens load in parallel, about 1.3x faster. Where they are mixed with
-//! others at random the branch mispredicts and the plain shape wins; the
-//! adaptive decoder learns which.
+//! others at random the branch mispredicts and the plain shape wins. With
+//! [`MEDIUM`], matches of up to 32 bytes from at least 32 back are decoded
+//! without a branch on whether a length byte follows the offset: at HC
+//! levels a third of the sequences have one, at random, and the plain
+//! shape mispredicts each; elsewhere the medium path's wider stores and
+//! its offset test cost more than they save. The adaptive decoder learns
+//! which shape suits the data.
 //!
 //! Acceptance rules (the LZ4 block format's end conditions, checked exactly
 //! as the reference decoder checks them against the output capacity, so that
@@ -54,6 +59,13 @@ const SHORT_LITERALS: usize = RUN_MASK - 1;
 /// Longest match the token alone encodes.
 const SHORT_MATCH: usize = RUN_MASK - 1 + MIN_MATCH;
 
+/// Loop shape: every sequence decoded the same way.
+pub(crate) const PLAIN: u8 = 0;
+/// Loop shape: match-only sequences on a branch of their own.
+pub(crate) const MATCH_ONLY: u8 = 1;
+/// Loop shape: medium matches without a branch on a length byte.
+pub(crate) const MEDIUM: u8 = 2;
+
 /// Fast loop entry: input left. The token and a short literal run copied as
 /// one 16-byte chunk fit, and after a short run the offset, a token and the
 /// last literals (the end conditions of a non-last run).
@@ -77,25 +89,54 @@ const fn long_literal_in_margin<K: Kernel>() -> usize {
 /// Fast loop entry: output left. A short literal run (one 16-byte chunk,
 /// at most 14 bytes kept) then a short match copied with the kernel's
 /// overrun fit; that also keeps a short run ending more than [`MF_LIMIT`]
-/// and a short match at least [`LAST_LITERALS`] before the capacity. After
+/// and a short match at least [`LAST_LITERALS`] before the capacity, and so
+/// does a [`MEDIUM_MATCH`]-byte copy with the last literals after it. After
 /// a long literal run, the same margin is checked past the run.
 const fn out_margin<K: Kernel>() -> usize {
-    SHORT_LITERALS + SHORT_MATCH + K::OVERRUN
+    let short = SHORT_MATCH + K::OVERRUN;
+    let medium = MEDIUM_MATCH + LAST_LITERALS;
+    SHORT_LITERALS + if short > medium { short } else { medium }
 }
+
 const _: () = assert!(
     SHORT_LITERALS + SHORT_MATCH > 16 && SHORT_MATCH > MF_LIMIT && SHORT_MATCH + 16 > LAST_LITERALS,
     "out_margin covers the 16-byte literal chunk and the end conditions"
 );
 
-/// Decode the block `src` into `buf[start..]` with kernel `K` (with the
-/// match-only branch if `M`, see the module documentation), where
-/// `buf[..start]` is history that matches may reference (a dictionary or
-/// earlier blocks). Returns the number of bytes written after `start`.
+/// Longest match, and shortest offset, of the [`MEDIUM`] shape's
+/// branch-free path.
+const MEDIUM_MATCH: usize = 32;
+
+/// Copy [`MEDIUM_MATCH`] bytes from `offset >= MEDIUM_MATCH` bytes back,
+/// as four 8-byte pieces (small loads are the likeliest to be served whole
+/// by one earlier store).
+///
+/// # Safety
+/// `dst - offset .. dst` initialised and `dst .. dst + MEDIUM_MATCH`
+/// writable, in one allocation; `offset >= MEDIUM_MATCH`.
+#[inline(always)]
+unsafe fn copy_medium_match(dst: *mut u8, offset: usize) {
+    // SAFETY: the source range ends at or before dst.
+    unsafe {
+        let src = dst.sub(offset);
+        for i in [0, 8, 16, 24] {
+            dst.add(i)
+                .cast::<u64>()
+                .write_unaligned(src.add(i).cast::<u64>().read_unaligned());
+        }
+    }
+}
+
+/// Decode the block `src` into `buf[start..]` with kernel `K` in loop
+/// shape `S` ([`PLAIN`], [`MATCH_ONLY`] or [`MEDIUM`], see the module
+/// documentation), where `buf[..start]` is history that matches may
+/// reference (a dictionary or earlier blocks). Returns the number of bytes
+/// written after `start`.
 ///
 /// Inlined into each variant's (possibly `#[target_feature]`) entry point,
 /// so the whole loop is compiled for that instruction set.
 #[inline(always)]
-pub(crate) fn decode<K: Kernel, const M: bool>(
+pub(crate) fn decode<K: Kernel, const S: u8>(
     src: &[u8],
     buf: &mut [u8],
     start: usize,
@@ -106,7 +147,7 @@ pub(crate) fn decode<K: Kernel, const M: bool>(
     }
     let mut pos = Cursor { ip: 0, op: start };
     loop {
-        fast_loop::<K, M>(src, buf, &mut pos)?;
+        fast_loop::<K, S>(src, buf, &mut pos)?;
         if careful_step(src, buf, &mut pos)? {
             return Ok(pos.op - start);
         }
@@ -165,11 +206,7 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
 /// Decode sequences while both buffers are far from their ends. Returns when
 /// the next sequence needs the careful step (`pos` then points at its token).
 #[inline(always)]
-fn fast_loop<K: Kernel, const M: bool>(
-    src: &[u8],
-    buf: &mut [u8],
-    pos: &mut Cursor,
-) -> Decoded<()> {
+fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<()> {
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
@@ -193,7 +230,7 @@ fn fast_loop<K: Kernel, const M: bool>(
     while ipp <= ilim && opp <= olim {
         // SAFETY: ipp < iend (loop condition).
         let token = unsafe { *ipp } as usize;
-        if M && token < RUN_MASK {
+        if S == MATCH_ONLY && token < RUN_MASK {
             // A match-only sequence: no literals, a short match. Taking this
             // branch (predicted) advances the input by a constant 3 bytes,
             // so the next token's load does not wait for this one's value.
@@ -249,6 +286,32 @@ fn fast_loop<K: Kernel, const M: bool>(
             offset
         };
         let code = token & 15;
+        if S == MEDIUM {
+            // A match of up to MEDIUM_MATCH bytes (at most one length
+            // byte) from at least as far back: no branch on the match code.
+            let long = code == RUN_MASK;
+            // SAFETY: a non-last literal run leaves LITERAL_INPUT_GUARD
+            // input bytes, so the byte after the offset is readable. A mask
+            // rather than an `if`, which the compiler turns back into the
+            // branch this path exists to avoid.
+            let extra = (unsafe { *ipp }) as usize & (long as usize).wrapping_neg();
+            let len = code + MIN_MATCH + extra;
+            if offset >= MEDIUM_MATCH && len <= MEDIUM_MATCH {
+                let history = distance(opp, bp);
+                if offset > history {
+                    return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+                }
+                // SAFETY: MEDIUM_MATCH <= offset <= history; out_margin
+                // leaves MEDIUM_MATCH + LAST_LITERALS bytes after a short
+                // literal run or a checked long one.
+                unsafe {
+                    ipp = ipp.add(long as usize);
+                    copy_medium_match(opp, offset);
+                    opp = opp.add(len);
+                }
+                continue;
+            }
+        }
         if code != RUN_MASK {
             // A short match (at most 18 bytes): out_margin leaves room for
             // its chunks after a short literal run or a checked long one.

@@ -28,7 +28,7 @@ mod variant;
 
 pub(crate) use compress::Compressor;
 pub use decoder::{Decoder, MIN_TIMED_BYTES, VariantStats};
-pub use variant::Variant;
+pub use variant::{Shape, Variant};
 
 use std::cell::RefCell;
 

@@ -2,7 +2,7 @@
 //! instantiated per copy kernel and instruction set, and the runtime CPU
 //! detection that says which of them this machine can run.
 
-use super::decompress::{Decoded, decode};
+use super::decompress::{Decoded, MATCH_ONLY, MEDIUM, PLAIN, decode};
 use crate::kernels::portable::Portable;
 use std::sync::OnceLock;
 
@@ -10,10 +10,22 @@ use std::sync::OnceLock;
 /// `buf[start..]` with `buf[..start]` as history.
 pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Decoded<usize>;
 
+/// The shape of the decode loop a [`Variant`] runs (see [`Variant`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// Every sequence decoded the same way.
+    Plain,
+    /// Match-only sequences on a branch of their own (names ending in `m`).
+    MatchOnly,
+    /// Medium matches without a branch on a length byte (names ending in
+    /// `h`, for HC-compressed data).
+    Medium,
+}
+
 /// One instantiation of the LZ4 block decode loop: a copy width, the
-/// instruction set its kernels use, and the loop's shape.
+/// instruction set its kernels use, and the loop's [`Shape`].
 ///
-/// Every kernel comes in two loop shapes. The plain one decodes each
+/// Every kernel comes in three loop shapes. The plain one decodes each
 /// sequence the same way. The `m` one (names ending in `m`) first tests for
 /// a *match-only* sequence (no literals, a short match) and decodes it on a
 /// branch of its own: where most sequences are match-only (integer and
@@ -21,8 +33,11 @@ pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Decoded<usize>;
 /// advances by a constant, and the next token's load no longer waits for
 /// this token's value, which is the plain loop's critical path. Where
 /// match-only sequences are mixed with others at random, the branch is
-/// mispredicted and the plain shape is faster: the adaptive decoder learns
-/// which.
+/// mispredicted and the plain shape is faster. The `h` one (names ending in
+/// `h`) copies matches of up to 32 bytes from at least 32 back with no
+/// branch on whether a length byte follows: at HC levels a third of the
+/// sequences have one, at random, which the plain shape mispredicts. The
+/// adaptive decoder learns which shape suits the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Variant {
@@ -66,7 +81,53 @@ pub enum Variant {
     Neon32M,
     /// [`Variant::Neon64`] with the match-only branch.
     Neon64M,
+    /// [`Variant::Portable8`] with branch-free medium matches.
+    Portable8H,
+    /// [`Variant::Portable16`] with branch-free medium matches.
+    Portable16H,
+    /// [`Variant::Portable32`] with branch-free medium matches.
+    Portable32H,
+    /// [`Variant::Portable64`] with branch-free medium matches.
+    Portable64H,
+    /// [`Variant::Ssse3x16`] with branch-free medium matches.
+    Ssse3x16H,
+    /// [`Variant::Avx2x32`] with branch-free medium matches.
+    Avx2x32H,
+    /// [`Variant::Avx512x64`] with branch-free medium matches.
+    Avx512x64H,
+    /// [`Variant::Neon16`] with branch-free medium matches.
+    Neon16H,
+    /// [`Variant::Neon32`] with branch-free medium matches.
+    Neon32H,
+    /// [`Variant::Neon64`] with branch-free medium matches.
+    Neon64H,
 }
+
+/// Each kernel's variants, by shape: plain, match-only, medium.
+const BY_KERNEL: [[Variant; 3]; 10] = [
+    [Variant::Portable8, Variant::Portable8M, Variant::Portable8H],
+    [
+        Variant::Portable16,
+        Variant::Portable16M,
+        Variant::Portable16H,
+    ],
+    [
+        Variant::Portable32,
+        Variant::Portable32M,
+        Variant::Portable32H,
+    ],
+    [
+        Variant::Portable64,
+        Variant::Portable64M,
+        Variant::Portable64H,
+    ],
+    [Variant::Ssse3x16, Variant::Ssse3x16M, Variant::Ssse3x16H],
+    [Variant::Avx2x32, Variant::Avx2x32M, Variant::Avx2x32H],
+    [Variant::Avx512x64, Variant::Avx512x64M, Variant::Avx512x64H],
+    [Variant::Neon16, Variant::Neon16M, Variant::Neon16H],
+    [Variant::Neon32, Variant::Neon32M, Variant::Neon32H],
+    [Variant::Neon64, Variant::Neon64M, Variant::Neon64H],
+];
 
 impl Variant {
     /// Every variant this build knows, available or not.
@@ -91,6 +152,16 @@ impl Variant {
         Variant::Neon16M,
         Variant::Neon32M,
         Variant::Neon64M,
+        Variant::Portable8H,
+        Variant::Portable16H,
+        Variant::Portable32H,
+        Variant::Portable64H,
+        Variant::Ssse3x16H,
+        Variant::Avx2x32H,
+        Variant::Avx512x64H,
+        Variant::Neon16H,
+        Variant::Neon32H,
+        Variant::Neon64H,
     ];
 
     /// Short name, as used by the CLI and in benchmark tables.
@@ -116,50 +187,58 @@ impl Variant {
             Variant::Neon16M => "neon16m",
             Variant::Neon32M => "neon32m",
             Variant::Neon64M => "neon64m",
+            Variant::Portable8H => "portable8h",
+            Variant::Portable16H => "portable16h",
+            Variant::Portable32H => "portable32h",
+            Variant::Portable64H => "portable64h",
+            Variant::Ssse3x16H => "ssse3-16h",
+            Variant::Avx2x32H => "avx2-32h",
+            Variant::Avx512x64H => "avx512-64h",
+            Variant::Neon16H => "neon16h",
+            Variant::Neon32H => "neon32h",
+            Variant::Neon64H => "neon64h",
         }
     }
 
-    /// The same kernel in the other loop shape (plain ↔ match-only branch).
-    pub const fn other_shape(self) -> Variant {
-        match self {
-            Variant::Portable8 => Variant::Portable8M,
-            Variant::Portable16 => Variant::Portable16M,
-            Variant::Portable32 => Variant::Portable32M,
-            Variant::Portable64 => Variant::Portable64M,
-            Variant::Ssse3x16 => Variant::Ssse3x16M,
-            Variant::Avx2x32 => Variant::Avx2x32M,
-            Variant::Avx512x64 => Variant::Avx512x64M,
-            Variant::Neon16 => Variant::Neon16M,
-            Variant::Neon32 => Variant::Neon32M,
-            Variant::Neon64 => Variant::Neon64M,
-            Variant::Portable8M => Variant::Portable8,
-            Variant::Portable16M => Variant::Portable16,
-            Variant::Portable32M => Variant::Portable32,
-            Variant::Portable64M => Variant::Portable64,
-            Variant::Ssse3x16M => Variant::Ssse3x16,
-            Variant::Avx2x32M => Variant::Avx2x32,
-            Variant::Avx512x64M => Variant::Avx512x64,
-            Variant::Neon16M => Variant::Neon16,
-            Variant::Neon32M => Variant::Neon32,
-            Variant::Neon64M => Variant::Neon64,
+    /// This variant's row of [`BY_KERNEL`] and its shape's column.
+    const fn position(self) -> (usize, usize) {
+        let mut k = 0;
+        while k < BY_KERNEL.len() {
+            let mut s = 0;
+            while s < 3 {
+                if BY_KERNEL[k][s] as u8 == self as u8 {
+                    return (k, s);
+                }
+                s += 1;
+            }
+            k += 1;
         }
+        // Every variant is in the table (checked by a test).
+        (0, 0)
+    }
+
+    /// The loop shape.
+    pub const fn shape(self) -> Shape {
+        match self.position().1 {
+            0 => Shape::Plain,
+            1 => Shape::MatchOnly,
+            _ => Shape::Medium,
+        }
+    }
+
+    /// The same kernel in loop shape `shape`.
+    pub const fn with_shape(self, shape: Shape) -> Variant {
+        let column = match shape {
+            Shape::Plain => 0,
+            Shape::MatchOnly => 1,
+            Shape::Medium => 2,
+        };
+        BY_KERNEL[self.position().0][column]
     }
 
     /// Whether the loop has the match-only branch (see [`Variant`]).
     pub const fn match_only_branch(self) -> bool {
-        matches!(
-            self,
-            Variant::Portable8M
-                | Variant::Portable16M
-                | Variant::Portable32M
-                | Variant::Portable64M
-                | Variant::Ssse3x16M
-                | Variant::Avx2x32M
-                | Variant::Avx512x64M
-                | Variant::Neon16M
-                | Variant::Neon32M
-                | Variant::Neon64M
-        )
+        matches!(self.shape(), Shape::MatchOnly)
     }
 
     /// Look a variant up by [`Variant::name`].
@@ -169,12 +248,7 @@ impl Variant {
 
     /// Copy width in bytes.
     pub const fn width(self) -> usize {
-        let plain = if self.match_only_branch() {
-            self.other_shape()
-        } else {
-            self
-        };
-        match plain {
+        match self.with_shape(Shape::Plain) {
             Variant::Portable8 => 8,
             Variant::Portable16 | Variant::Ssse3x16 | Variant::Neon16 => 16,
             Variant::Portable32 | Variant::Avx2x32 | Variant::Neon32 => 32,
@@ -195,19 +269,22 @@ impl Variant {
     }
 
     /// The variants an adaptive [`super::Decoder`] chooses among: every
-    /// available SIMD kernel in both loop shapes, plus portable 64-byte
-    /// chunks on x86-64 without AVX-512 (its unrolled 64-byte steps win on
-    /// some low-ratio columns, which no SIMD kernel there does). The other
-    /// portable kernels are dominated by the SIMD ones of the same width,
-    /// so exploring them would only cost time. Without SIMD: portable 16
-    /// and 64 plain, 8 and 16 with the match-only branch.
+    /// available SIMD kernel in the plain and match-only shapes, the
+    /// widest one also in the medium shape (it wins only on some
+    /// HC-compressed columns, and there the narrower kernels' medium
+    /// shapes add little), plus portable 64-byte chunks on x86-64 without
+    /// AVX-512 (its unrolled 64-byte steps win on some low-ratio columns,
+    /// which no SIMD kernel there does). The other portable kernels are
+    /// dominated by the SIMD ones of the same width, so exploring them
+    /// would only cost time. Without SIMD: portable 16 and 64 plain, 8 and
+    /// 16 with the match-only branch, 16 in the medium shape.
     pub fn candidates() -> &'static [Variant] {
         static CANDIDATES: OnceLock<Vec<Variant>> = OnceLock::new();
         CANDIDATES.get_or_init(|| {
             let simd: Vec<Variant> = Variant::available()
                 .iter()
                 .copied()
-                .filter(|v| !v.is_portable())
+                .filter(|v| !v.is_portable() && v.shape() != Shape::Medium)
                 .collect();
             let wanted: Vec<Variant> = if simd.is_empty() {
                 vec![
@@ -215,13 +292,16 @@ impl Variant {
                     Variant::Portable64,
                     Variant::Portable8M,
                     Variant::Portable16M,
+                    Variant::Portable16H,
                 ]
             } else {
                 let mut v = Vec::new();
                 if cfg!(target_arch = "x86_64") && !simd.contains(&Variant::Avx512x64) {
                     v.push(Variant::Portable64);
                 }
+                let widest = simd.iter().copied().max_by_key(|s| s.width());
                 v.extend(simd);
+                v.extend(widest.map(|w| w.with_shape(Shape::Medium)));
                 v
             };
             wanted.into_iter().filter(|v| v.is_available()).collect()
@@ -231,15 +311,8 @@ impl Variant {
     /// Whether the kernel is plain Rust (no SIMD instruction set).
     pub const fn is_portable(self) -> bool {
         matches!(
-            self,
-            Variant::Portable8
-                | Variant::Portable16
-                | Variant::Portable32
-                | Variant::Portable64
-                | Variant::Portable8M
-                | Variant::Portable16M
-                | Variant::Portable32M
-                | Variant::Portable64M
+            self.with_shape(Shape::Plain),
+            Variant::Portable8 | Variant::Portable16 | Variant::Portable32 | Variant::Portable64
         )
     }
 
@@ -266,33 +339,33 @@ impl Variant {
     /// reach a `#[target_feature]` entry point is through here, after its
     /// features were detected.
     pub(crate) fn entry(self) -> Option<DecodeFn> {
-        if self.match_only_branch() {
-            self.other_shape().entry_of_shape::<true>()
-        } else {
-            self.entry_of_shape::<false>()
+        let kernel = self.with_shape(Shape::Plain);
+        match self.shape() {
+            Shape::Plain => kernel.entry_of_shape::<PLAIN>(),
+            Shape::MatchOnly => kernel.entry_of_shape::<MATCH_ONLY>(),
+            Shape::Medium => kernel.entry_of_shape::<MEDIUM>(),
         }
     }
 
-    /// [`Variant::entry`] of this variant's kernel in loop shape `M` (with
-    /// the match-only branch or not).
-    fn entry_of_shape<const M: bool>(self) -> Option<DecodeFn> {
+    /// [`Variant::entry`] of this variant's kernel in loop shape `S`.
+    fn entry_of_shape<const S: u8>(self) -> Option<DecodeFn> {
         match self {
-            Variant::Portable8 => Some(decode::<Portable<8>, M>),
-            Variant::Portable16 => Some(decode::<Portable<16>, M>),
-            Variant::Portable32 => Some(decode::<Portable<32>, M>),
-            Variant::Portable64 => Some(decode::<Portable<64>, M>),
+            Variant::Portable8 => Some(decode::<Portable<8>, S>),
+            Variant::Portable16 => Some(decode::<Portable<16>, S>),
+            Variant::Portable32 => Some(decode::<Portable<32>, S>),
+            Variant::Portable64 => Some(decode::<Portable<64>, S>),
             #[cfg(target_arch = "x86_64")]
-            Variant::Ssse3x16 => x86::ssse3::<M>(),
+            Variant::Ssse3x16 => x86::ssse3::<S>(),
             #[cfg(target_arch = "x86_64")]
-            Variant::Avx2x32 => x86::avx2::<M>(),
+            Variant::Avx2x32 => x86::avx2::<S>(),
             #[cfg(target_arch = "x86_64")]
-            Variant::Avx512x64 => x86::avx512::<M>(),
+            Variant::Avx512x64 => x86::avx512::<S>(),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon16 => Some(decode::<crate::kernels::aarch64::Neon<1>, M>),
+            Variant::Neon16 => Some(decode::<crate::kernels::aarch64::Neon<1>, S>),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon32 => Some(decode::<crate::kernels::aarch64::Neon<2>, M>),
+            Variant::Neon32 => Some(decode::<crate::kernels::aarch64::Neon<2>, S>),
             #[cfg(target_arch = "aarch64")]
-            Variant::Neon64 => Some(decode::<crate::kernels::aarch64::Neon<4>, M>),
+            Variant::Neon64 => Some(decode::<crate::kernels::aarch64::Neon<4>, S>),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -314,39 +387,39 @@ mod x86 {
     use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
 
     #[target_feature(enable = "ssse3")]
-    fn ssse3_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        decode::<Ssse3, M>(src, buf, start)
+    fn ssse3_loop<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
+        decode::<Ssse3, S>(src, buf, start)
     }
 
     #[target_feature(enable = "avx2")]
-    fn avx2_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        decode::<Avx2, M>(src, buf, start)
+    fn avx2_loop<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
+        decode::<Avx2, S>(src, buf, start)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    fn avx512_loop<const M: bool>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        decode::<Avx512Vbmi, M>(src, buf, start)
+    fn avx512_loop<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
+        decode::<Avx512Vbmi, S>(src, buf, start)
     }
 
-    pub(super) fn ssse3<const M: bool>() -> Option<DecodeFn> {
+    pub(super) fn ssse3<const S: u8>() -> Option<DecodeFn> {
         if !std::arch::is_x86_feature_detected!("ssse3") {
             return None;
         }
         // SAFETY: SSSE3 was detected just above, and this closure is only
         // handed out from here.
-        Some(|s, b, o| unsafe { ssse3_loop::<M>(s, b, o) })
+        Some(|s, b, o| unsafe { ssse3_loop::<S>(s, b, o) })
     }
 
-    pub(super) fn avx2<const M: bool>() -> Option<DecodeFn> {
+    pub(super) fn avx2<const S: u8>() -> Option<DecodeFn> {
         if !std::arch::is_x86_feature_detected!("avx2") {
             return None;
         }
         // SAFETY: AVX2 was detected just above, and this closure is only
         // handed out from here.
-        Some(|s, b, o| unsafe { avx2_loop::<M>(s, b, o) })
+        Some(|s, b, o| unsafe { avx2_loop::<S>(s, b, o) })
     }
 
-    pub(super) fn avx512<const M: bool>() -> Option<DecodeFn> {
+    pub(super) fn avx512<const S: u8>() -> Option<DecodeFn> {
         if !(std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vbmi"))
@@ -355,6 +428,6 @@ mod x86 {
         }
         // SAFETY: AVX-512 F/BW/VBMI were detected just above, and this
         // closure is only handed out from here.
-        Some(|s, b, o| unsafe { avx512_loop::<M>(s, b, o) })
+        Some(|s, b, o| unsafe { avx512_loop::<S>(s, b, o) })
     }
 }
