@@ -11,7 +11,18 @@
 //!
 //! The first observation of every arm is discarded (it pays for cold caches
 //! and branch predictors), and every arm is tried [`WARMUP_SAMPLES`] times
-//! before sampling starts, so the variance estimate means something.
+//! before sampling starts, so the variance estimate means something. The
+//! spread never falls below [`MIN_CV`] of the mean per sample: two samples
+//! that happen to agree do not make an arm look certain.
+//!
+//! Costs drift: the first blocks of a process or a stream run while the
+//! clock frequency ramps up and caches fill, and are several times slower
+//! than later ones. An arm tried only then looks slow for ever, since a
+//! clearly slow arm is not tried again. So each time the leading arm's
+//! sample count reaches [`REFRESH_FIRST`], and then 4, 16, ... times that,
+//! the arms with few samples (under 1/[`REFRESH_RATIO`] of the leader's)
+//! are forgotten and tried afresh, at a cost that shrinks as the leader's
+//! samples grow.
 //!
 //! Timings on a shared machine have outliers (a block interrupted by the
 //! scheduler takes many times longer), and one outlier would inflate an
@@ -25,6 +36,16 @@ pub const WARMUP_SAMPLES: u32 = 2;
 /// Real differences between copy strategies on the same data stay well
 /// below 2x per block, interruptions are far above it.
 pub const OUTLIER_FACTOR: f64 = 2.0;
+
+/// Smallest spread assumed for one observation, relative to the mean.
+pub const MIN_CV: f64 = 0.05;
+
+/// Leader sample count at which stale arms are first tried afresh.
+pub const REFRESH_FIRST: u32 = 32;
+
+/// An arm with fewer than the leader's samples divided by this is stale at
+/// a refresh.
+pub const REFRESH_RATIO: u32 = 8;
 
 /// Statistics of one arm.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -42,6 +63,9 @@ pub struct ArmStats {
     /// Standard error of the mean, kept up to date so that choosing costs
     /// no square roots.
     stderr: f64,
+    /// Whether the arm ran since it was last (re)started: its next
+    /// observation counts.
+    warm: bool,
 }
 
 impl ArmStats {
@@ -66,7 +90,17 @@ impl ArmStats {
         let delta = cost - self.mean;
         self.mean += delta / self.samples as f64;
         self.m2 += delta * (cost - self.mean);
-        self.stderr = (self.variance() / self.samples as f64).sqrt();
+        let floor = MIN_CV * self.mean;
+        self.stderr = (self.variance().max(floor * floor) / self.samples as f64).sqrt();
+    }
+
+    /// Forget the observations (not the pull count): the arm is tried
+    /// afresh, its first run discarded again.
+    fn forget(&mut self) {
+        *self = ArmStats {
+            pulls: self.pulls,
+            ..ArmStats::default()
+        };
     }
 }
 
@@ -75,6 +109,8 @@ impl ArmStats {
 pub struct Bandit {
     arms: Vec<ArmStats>,
     rng: u64,
+    /// Leader sample count at which the next refresh happens.
+    next_refresh: u32,
 }
 
 impl Bandit {
@@ -83,6 +119,7 @@ impl Bandit {
         Bandit {
             arms: vec![ArmStats::default(); arms],
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+            next_refresh: REFRESH_FIRST,
         }
     }
 
@@ -131,10 +168,28 @@ impl Bandit {
     /// when the run was not measured (too small to time).
     pub fn record(&mut self, arm: usize, cost: Option<f64>) {
         let a = &mut self.arms[arm];
-        let first = a.pulls == 0;
         a.pulls += 1;
-        if let Some(c) = cost.filter(|c| !first && c.is_finite()) {
-            a.observe(c);
+        let Some(c) = cost.filter(|c| c.is_finite()) else {
+            return;
+        };
+        if !a.warm {
+            a.warm = true;
+            return;
+        }
+        a.observe(c);
+        if a.samples >= self.next_refresh {
+            self.refresh(arm);
+        }
+    }
+
+    /// Try afresh every arm with few samples next to `leader`'s.
+    fn refresh(&mut self, leader: usize) {
+        let lead = self.arms[leader].samples;
+        self.next_refresh = lead.saturating_mul(4);
+        for a in &mut self.arms {
+            if a.samples < lead / REFRESH_RATIO {
+                a.forget();
+            }
         }
     }
 
@@ -231,6 +286,43 @@ mod tests {
         }
         assert_eq!(b.best(), Some(0));
         assert!(pulls[1] < 200, "{pulls:?}");
+    }
+
+    #[test]
+    fn recovers_from_slow_early_observations() {
+        // Arm 1 is the fastest, but its first runs are 3x slower (it ran
+        // while the process warmed up): after warm-up it looks clearly
+        // slow and Thompson sampling alone would not try it again. The
+        // refresh tries it afresh, and it takes over.
+        let means = [1.0, 0.8, 1.2];
+        let mut b = Bandit::new(3, 9);
+        let mut env = Bandit::new(1, 10);
+        let mut pulls_late = [0u32; 3];
+        let mut pulls = [0u32; 3];
+        for n in 0..3000u32 {
+            let i = b.choose();
+            let cold = if i == 1 && pulls[1] < 3 { 3.0 } else { 1.0 };
+            pulls[i] += 1;
+            let cost = means[i] * cold * (1.0 + 0.03 * env.normal());
+            if n >= 2000 {
+                pulls_late[i] += 1;
+            }
+            b.record(i, Some(cost));
+        }
+        assert_eq!(b.best(), Some(1), "{:?}", b.stats());
+        assert!(pulls_late[1] > 900, "{pulls_late:?}");
+    }
+
+    #[test]
+    fn spread_has_a_floor() {
+        // Two identical observations: the arm still gets a spread.
+        let mut b = Bandit::new(1, 1);
+        for _ in 0..3 {
+            b.record(0, Some(2.0));
+        }
+        let a = b.stats()[0];
+        assert_eq!(a.samples, 2);
+        assert!(a.stderr >= MIN_CV * 2.0 / 2f64.sqrt() * 0.999, "{a:?}");
     }
 
     #[test]

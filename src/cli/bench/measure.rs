@@ -20,6 +20,15 @@ use super::rng::Rng;
 /// the clock cannot time, while 1 MiB takes tens of microseconds even at
 /// memcpy speed, so clock overhead stays below a thousandth.
 const MIN_SAMPLE_BYTES: usize = 1 << 20;
+/// Before each sample, a contender decodes at least this much output
+/// untimed (the input's first blocks, or all of it). Contenders run in turn,
+/// and a decoder whose branch predictor state the others evicted runs its
+/// first blocks two to three times slower (measured on a 2-core Zen 5 VM:
+/// 2.4x, 1.35x, 1.06x for its first three 64 KiB blocks). Without the
+/// warm-up a sample measured that cold start, and a contender's result
+/// depended on whether the one before it in the round shared its code:
+/// the same variant ran at 5.4 or 6.9 GB/s from run to run.
+const WARM_UP_BYTES: usize = 256 << 10;
 /// Written over the output before every sample, so that a decoder that
 /// skipped writing cannot pass the check with an earlier one's output.
 const POISON: u8 = 0xA5;
@@ -169,22 +178,22 @@ impl Runner {
         Ok(Runner { contender, engine })
     }
 
-    /// Decode every block of `work` into `out` (the original's length).
-    /// The `match` is outside the block loop, so each engine's loop is
-    /// compiled for it alone.
-    fn pass(&mut self, work: &Work, out: &mut [u8]) -> Result<(), String> {
+    /// Decode the first `blocks` blocks of `work` into `out` (the
+    /// original's length). The `match` is outside the block loop, so each
+    /// engine's loop is compiled for it alone.
+    fn pass(&mut self, work: &Work, out: &mut [u8], blocks: usize) -> Result<(), String> {
         match &mut self.engine {
-            Engine::Ref => decode_blocks(work, out, |src, dst| {
+            Engine::Ref => decode_blocks(work, out, blocks, |src, dst| {
                 ref_decompress(src, dst).ok_or_else(|| "LZ4_decompress_safe failed".to_string())
             }),
-            Engine::Lz4Flex => decode_blocks(work, out, |src, dst| {
+            Engine::Lz4Flex => decode_blocks(work, out, blocks, |src, dst| {
                 lz4_flex::block::decompress_into(src, dst).map_err(|e| e.to_string())
             }),
-            Engine::Lzkit(decoder) => decode_blocks(work, out, |src, dst| {
+            Engine::Lzkit(decoder) => decode_blocks(work, out, blocks, |src, dst| {
                 decoder.decompress_into(src, dst).map_err(|e| e.to_string())
             }),
             Engine::Memcpy => {
-                for b in &work.blocks.blocks {
+                for b in work.blocks.blocks.iter().take(blocks) {
                     out[b.original.clone()].copy_from_slice(&work.original[b.original.clone()]);
                 }
                 Ok(())
@@ -205,15 +214,17 @@ impl Runner {
     }
 }
 
-/// Decode each block into its place in `out` with `decode`, which returns
-/// the decoded size; a block must decode to exactly its original length.
+/// Decode the first `blocks` blocks each into its place in `out` with
+/// `decode`, which returns the decoded size; a block must decode to exactly
+/// its original length.
 #[inline(always)]
 fn decode_blocks(
     work: &Work,
     out: &mut [u8],
+    blocks: usize,
     mut decode: impl FnMut(&[u8], &mut [u8]) -> Result<usize, String>,
 ) -> Result<(), String> {
-    for (i, b) in work.blocks.blocks.iter().enumerate() {
+    for (i, b) in work.blocks.blocks.iter().enumerate().take(blocks) {
         let dst = &mut out[b.original.clone()];
         let n = decode(&work.blocks.data[b.compressed.clone()], dst)
             .map_err(|e| format!("block {i}: {e}"))?;
@@ -274,17 +285,28 @@ pub fn measure(
     Ok(Measured { gbps, adapt })
 }
 
-/// One sample: poison `out`, decode one copy of the input into each of its
+/// One sample: warm the contender up (see [`WARM_UP_BYTES`]), poison
+/// `out`, decode one copy of the input into each of its
 /// `original.len()`-byte chunks under the clock, then check every copy.
 /// Returns seconds per pass.
 fn sample(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, String> {
     let name = runner.contender.name();
     let len = work.original.len();
+    let all = work.blocks.blocks.len();
+    let warm_up = work
+        .blocks
+        .blocks
+        .iter()
+        .position(|b| b.original.end >= WARM_UP_BYTES)
+        .map_or(all, |i| i + 1);
+    runner
+        .pass(work, &mut out[..len], warm_up)
+        .map_err(|e| format!("{name}: {e}"))?;
     out.fill(POISON);
     let start = Instant::now();
     for copy in out.chunks_exact_mut(len) {
         runner
-            .pass(work, copy)
+            .pass(work, copy, all)
             .map_err(|e| format!("{name}: {e}"))?;
     }
     let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
@@ -363,9 +385,11 @@ mod tests {
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
         let adapt = m.adapt.unwrap();
         let pulls: u64 = adapt.arms.iter().map(|a| a.blocks).sum();
-        // 3 rounds of `passes` passes over 7 blocks.
+        // 3 rounds of a warm-up over the 4 blocks that reach 256 KiB, then
+        // `passes` passes over 7 blocks.
         let passes = MIN_SAMPLE_BYTES.div_ceil(original.len()) as u64;
-        assert_eq!(pulls, 3 * passes * 7);
+        assert_eq!(WARM_UP_BYTES, 4 * 65_536);
+        assert_eq!(pulls, 3 * (4 + passes * 7));
     }
 
     #[test]

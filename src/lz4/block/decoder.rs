@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 /// overhead (~20-50 ns) would swamp a shorter measurement. ClickHouse times
 /// only blocks of 32 KiB or more; at 16 KiB a block still takes several
 /// microseconds on the fastest variant. Smaller blocks are timed in
-/// *batches*: consecutive blocks decoded by the same variant under one
-/// clock reading at each end, until they add up to this much output, so
-/// streams of small blocks learn too, at two clock reads per batch.
+/// *batches*: consecutive blocks decoded by the same variant, each timed
+/// on its own (what the caller does between blocks is not counted), until
+/// they add up to this much output, so streams of small blocks learn too.
 pub const MIN_TIMED_BYTES: usize = 16 << 10;
 
 /// How a [`Decoder`] picks its variant for each block.
@@ -58,25 +58,30 @@ pub struct Decoder {
     settled: usize,
     /// The batch being timed, if any (see [`MIN_TIMED_BYTES`]).
     batch: Option<Batch>,
-    /// Timings started (blocks or batches), for the converged schedule.
-    timings: u64,
+    /// Whether the settled arm has [`CONVERGED_SAMPLES`] samples.
+    converged: bool,
+    /// Output a converged decoder still decodes untimed before its next
+    /// timing.
+    untimed_left: usize,
 }
 
-/// Small blocks being timed together: the arm, the clock reading before
-/// the first, and the output so far.
+/// Small blocks being timed together: the arm, the clock ticks spent in
+/// them, and their output so far.
 #[derive(Debug, Clone, Copy)]
 struct Batch {
     arm: usize,
-    t0: u64,
+    ticks: u64,
     bytes: usize,
 }
 /// Timed samples the settled arm needs before the decoder counts as
-/// converged and times only one block in [`CONVERGED_EVERY`].
+/// converged and times only one part in [`CONVERGED_EVERY`] of its output.
 const CONVERGED_SAMPLES: u32 = 32;
-/// A converged decoder still explores, on this fraction of its blocks, so
+/// A converged decoder still explores, on this fraction of its output, so
 /// it notices when the data changes. Choosing and timing cost ~100 ns, a
-/// few percent of a fast 64 KiB block; at 1 in 8 that is under 1%.
-const CONVERGED_EVERY: u64 = 8;
+/// few percent of a fast 64 KiB block; at 1 in 8 that is under 1%. The
+/// fraction is of bytes, not blocks: a batch of small blocks costs two
+/// clock reads per block.
+const CONVERGED_EVERY: usize = 8;
 
 impl Default for Decoder {
     fn default() -> Self {
@@ -110,7 +115,8 @@ impl Decoder {
             last: 0,
             settled,
             batch: None,
-            timings: 0,
+            converged: false,
+            untimed_left: 0,
         }
     }
 
@@ -126,7 +132,8 @@ impl Decoder {
             last: 0,
             settled: 0,
             batch: None,
-            timings: 0,
+            converged: false,
+            untimed_left: 0,
         })
     }
 
@@ -141,7 +148,8 @@ impl Decoder {
             last: 0,
             settled: 0,
             batch: None,
-            timings: 0,
+            converged: false,
+            untimed_left: 0,
         }
     }
 
@@ -172,68 +180,82 @@ impl Decoder {
         (self.arms[arm].1)(src, buf, start)
     }
 
-    /// [`Decoder::decode_with_prefix`] for an adaptive decoder: continue the
-    /// batch being timed, or time this block (starting a batch if it turns
-    /// out small), or decode it untimed with the settled arm once the
-    /// choice is clear.
+    /// [`Decoder::decode_with_prefix`] for an adaptive decoder: decode
+    /// untimed with the settled arm while a converged decoder's untimed
+    /// share lasts; else continue the batch being timed, or let the bandit
+    /// choose an arm and time this block (starting a batch if it turns out
+    /// small). An arm other than the last block's first decodes one block
+    /// untimed: a variant that has not run for a while runs its first
+    /// blocks up to 2-3 times slower (branch predictor state; measured on
+    /// a Zen 5 VM), which would make every arm but the settled one look
+    /// slow.
     fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
+        if self.batch.is_none() && self.converged && self.untimed_left > 0 {
+            let arm = self.settled;
+            self.last = arm;
+            self.blocks[arm] += 1;
+            let r = (self.arms[arm].1)(src, buf, start);
+            if let Ok(n) = r {
+                self.untimed_left = self.untimed_left.saturating_sub(n.max(1));
+            }
+            return r;
+        }
         let Mode::Adaptive(bandit) = &mut self.mode else {
             // Only called for adaptive decoders; decode with the last arm
             // rather than panic.
             return (self.arms[self.last].1)(src, buf, start);
         };
-        if let Some(batch) = &mut self.batch {
-            let arm = batch.arm;
-            self.last = arm;
-            self.blocks[arm] += 1;
-            let r = (self.arms[arm].1)(src, buf, start);
-            let cost = match &r {
-                Ok(n) => {
-                    batch.bytes += n;
-                    if batch.bytes < MIN_TIMED_BYTES {
-                        return r;
-                    }
-                    Some(ticks().wrapping_sub(batch.t0) as f64 / batch.bytes as f64)
+        let (arm, mut batch) = match self.batch.take() {
+            Some(b) => (b.arm, b),
+            None => {
+                let arm = bandit.choose();
+                if arm != self.last {
+                    // A switch: the arm's branch predictor and instruction
+                    // cache state are cold, and its first block would be
+                    // timed slow. Warm it up on this block untimed and time
+                    // it from the next.
+                    self.last = arm;
+                    self.blocks[arm] += 1;
+                    self.batch = Some(Batch {
+                        arm,
+                        ticks: 0,
+                        bytes: 0,
+                    });
+                    return (self.arms[arm].1)(src, buf, start);
                 }
-                Err(_) => None,
-            };
-            self.batch = None;
-            bandit.record(arm, cost);
-            if let Some(best) = bandit.best() {
-                self.settled = best;
+                (
+                    arm,
+                    Batch {
+                        arm,
+                        ticks: 0,
+                        bytes: 0,
+                    },
+                )
             }
-            return r;
-        }
-        // Once the settled arm has enough samples, consult the bandit (and
-        // pay for sampling and clock reads) on one timing in
-        // CONVERGED_EVERY: arms that are still being explored then are
-        // nearly as fast, or the settled arm would not have so many samples.
-        let converged = bandit.stats()[self.settled].samples >= CONVERGED_SAMPLES;
-        self.timings += 1;
-        if converged && !self.timings.is_multiple_of(CONVERGED_EVERY) {
-            let arm = self.settled;
-            self.last = arm;
-            self.blocks[arm] += 1;
-            return (self.arms[arm].1)(src, buf, start);
-        }
-        let arm = bandit.choose();
+        };
         self.last = arm;
         self.blocks[arm] += 1;
         let t0 = ticks();
         let r = (self.arms[arm].1)(src, buf, start);
-        match r {
-            Ok(n) if n >= MIN_TIMED_BYTES => {
-                let cost = ticks().wrapping_sub(t0) as f64 / n as f64;
-                bandit.record(arm, Some(cost));
-            }
+        let t1 = ticks();
+        let cost = match r {
             Ok(n) => {
-                self.batch = Some(Batch { arm, t0, bytes: n });
+                batch.ticks += t1.wrapping_sub(t0);
+                batch.bytes += n;
+                if batch.bytes < MIN_TIMED_BYTES {
+                    self.batch = Some(batch);
+                    return r;
+                }
+                Some(batch.ticks as f64 / batch.bytes as f64)
             }
-            Err(_) => bandit.record(arm, None),
-        }
+            Err(_) => None,
+        };
+        bandit.record(arm, cost);
         if let Some(best) = bandit.best() {
             self.settled = best;
         }
+        self.converged = bandit.stats()[self.settled].samples >= CONVERGED_SAMPLES;
+        self.untimed_left = (CONVERGED_EVERY - 1) * batch.bytes;
         r
     }
 
