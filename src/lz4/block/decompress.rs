@@ -188,19 +188,26 @@ fn corrupt(at: usize, fault: BlockFault) -> Box<Error> {
 fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
     loop {
-        let Some(&b) = src.get(*ip) else {
-            return Err(corrupt(*ip, BlockFault::Truncated));
-        };
-        *ip += 1;
-        if *ip > limit {
-            return Err(corrupt(*ip, BlockFault::Truncated));
-        }
+        let b = length_byte(src, ip, limit)?;
         // Cannot overflow: at most 255 per input byte.
         len += b as usize;
         if b != 255 {
             return Ok(len);
         }
     }
+}
+
+/// Read the length byte at `*ip`, which must leave `*ip <= limit`.
+#[inline(always)]
+fn length_byte(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<u8> {
+    let Some(&b) = src.get(*ip) else {
+        return Err(corrupt(*ip, BlockFault::Truncated));
+    };
+    *ip += 1;
+    if *ip > limit {
+        return Err(corrupt(*ip, BlockFault::Truncated));
+    }
+    Ok(b)
 }
 
 /// Length bytes [`read_match_length`] reads one at a time before going
@@ -221,13 +228,7 @@ fn read_match_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize>
     // load (the word path's position depends on the loaded bytes; taken
     // for every length it cost 25% on columns of medium matches).
     for _ in 0..MATCH_LENGTH_BYTEWISE {
-        let Some(&b) = src.get(*ip) else {
-            return Err(corrupt(*ip, BlockFault::Truncated));
-        };
-        *ip += 1;
-        if *ip > limit {
-            return Err(corrupt(*ip, BlockFault::Truncated));
-        }
+        let b = length_byte(src, ip, limit)?;
         len += b as usize;
         if b != 255 {
             return Ok(len);
@@ -612,26 +613,8 @@ unsafe fn read_le16(p: *const u8) -> usize {
 mod tests {
     use super::*;
 
-    /// The byte-at-a-time definition of [`read_match_length`].
-    fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
-        let mut len = 0;
-        loop {
-            let Some(&b) = src.get(*ip) else {
-                return Err(corrupt(*ip, BlockFault::Truncated));
-            };
-            *ip += 1;
-            if *ip > limit {
-                return Err(corrupt(*ip, BlockFault::Truncated));
-            }
-            len += b as usize;
-            if b != 255 {
-                return Ok(len);
-            }
-        }
-    }
-
     #[test]
-    fn read_match_length_matches_bytewise_definition() {
+    fn read_match_length_matches_read_length() {
         // Runs of 255 of every length up to 40, ended by various bytes or
         // by the input's end, read from several starts against every limit.
         for run in 0..40usize {
@@ -643,8 +626,7 @@ mod tests {
                     for limit in start..=src.len() + 2 {
                         let (mut a, mut b) = (start, start);
                         let got = read_match_length(&src, &mut a, limit).map_err(|e| e.to_string());
-                        let want =
-                            read_length_bytewise(&src, &mut b, limit).map_err(|e| e.to_string());
+                        let want = read_length(&src, &mut b, limit).map_err(|e| e.to_string());
                         assert_eq!(
                             got, want,
                             "run {run} end {end:?} start {start} limit {limit}"
