@@ -73,6 +73,17 @@ struct Batch {
     ticks: u64,
     bytes: usize,
 }
+
+impl Batch {
+    /// An empty batch for `arm`.
+    fn new(arm: usize) -> Self {
+        Batch {
+            arm,
+            ticks: 0,
+            bytes: 0,
+        }
+    }
+}
 /// Timed samples the settled arm needs before the decoder counts as
 /// converged and times only one part in [`CONVERGED_EVERY`] of its output.
 const CONVERGED_SAMPLES: u32 = 32;
@@ -205,8 +216,8 @@ impl Decoder {
             // rather than panic.
             return (self.arms[self.last].1)(src, buf, start);
         };
-        let (arm, mut batch) = match self.batch.take() {
-            Some(b) => (b.arm, b),
+        let mut batch = match self.batch.take() {
+            Some(b) => b,
             None => {
                 let arm = bandit.choose();
                 if arm != self.last {
@@ -216,23 +227,13 @@ impl Decoder {
                     // it from the next.
                     self.last = arm;
                     self.blocks[arm] += 1;
-                    self.batch = Some(Batch {
-                        arm,
-                        ticks: 0,
-                        bytes: 0,
-                    });
+                    self.batch = Some(Batch::new(arm));
                     return (self.arms[arm].1)(src, buf, start);
                 }
-                (
-                    arm,
-                    Batch {
-                        arm,
-                        ticks: 0,
-                        bytes: 0,
-                    },
-                )
+                Batch::new(arm)
             }
         };
+        let arm = batch.arm;
         self.last = arm;
         self.blocks[arm] += 1;
         let t0 = ticks();
