@@ -204,11 +204,17 @@ fn small_blocks_are_timed_in_batches() {
     let mut d = Decoder::with_seed(3);
     let mut out = vec![0u8; 4 << 10];
     let mut total = 0usize;
-    for _ in 0..3 {
+    // A converged decoder times small blocks rarely (its untimed share
+    // grows with the blocks per timing), so go on until every arm has
+    // been timed, within a bound.
+    for _ in 0..40 {
         for (b, c) in blocks.iter().zip(&compressed) {
             let n = d.decompress_into(c, &mut out).unwrap();
             assert_eq!(&out[..n], *b);
             total += n;
+        }
+        if d.stats().iter().all(|s| s.timed > 0) {
+            break;
         }
     }
     let stats = d.stats();

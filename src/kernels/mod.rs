@@ -130,10 +130,29 @@ pub(crate) unsafe fn copy_chunk<const N: usize>(dst: *mut u8, src: *const u8) {
     // SAFETY: the caller guarantees both ranges; the load completes before
     // the store, so overlap is harmless.
     unsafe {
-        core::ptr::write_unaligned(
-            dst.cast::<[u8; N]>(),
-            core::ptr::read_unaligned(src.cast::<[u8; N]>()),
-        )
+        // As one register where there is one: a byte array in between may
+        // be given a stack slot, and a dead store to it is then left in the
+        // decode loop (seen with 16-byte chunks).
+        match N {
+            2 => copy_as::<u16>(dst, src),
+            8 => copy_as::<u64>(dst, src),
+            #[cfg(target_arch = "x86_64")]
+            16 => copy_as::<core::arch::x86_64::__m128i>(dst, src),
+            _ => copy_as::<[u8; N]>(dst, src),
+        }
+    }
+}
+
+/// Copy one unaligned `T` from `src` to `dst`.
+///
+/// # Safety
+/// `src .. src + size_of::<T>()` readable and `dst .. dst + size_of::<T>()`
+/// writable; `T` a plain-data type valid for any bytes.
+#[inline(always)]
+unsafe fn copy_as<T: Copy>(dst: *mut u8, src: *const u8) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        core::ptr::write_unaligned(dst.cast::<T>(), core::ptr::read_unaligned(src.cast::<T>()))
     }
 }
 

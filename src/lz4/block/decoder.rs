@@ -56,22 +56,28 @@ pub struct Decoder {
     last: usize,
     /// Arm used for blocks that are not timed: the best one known so far.
     settled: usize,
+    /// The settled arm's decode function.
+    settled_fn: DecodeFn,
     /// The batch being timed, if any (see [`MIN_TIMED_BYTES`]).
     batch: Option<Batch>,
-    /// Whether the settled arm has [`CONVERGED_SAMPLES`] samples.
-    converged: bool,
-    /// Output a converged decoder still decodes untimed before its next
-    /// timing.
+    /// Output still to decode with the settled arm, untimed, before the
+    /// next choice: while a converged adaptive decoder's untimed share
+    /// lasts (see [`CONVERGED_EVERY`]), and unlimited for a fixed decoder.
+    /// When it is nonzero no batch is open.
     untimed_left: usize,
+    /// Blocks the arm of the open batch still decodes untimed after a
+    /// switch, before its timing starts (see [`SWITCH_WARM_UP_BLOCKS`]).
+    warm_left: usize,
 }
 
 /// Small blocks being timed together: the arm, the clock ticks spent in
-/// them, and their output so far.
+/// them, their output so far, and how many there were.
 #[derive(Debug, Clone, Copy)]
 struct Batch {
     arm: usize,
     ticks: u64,
     bytes: usize,
+    blocks: usize,
 }
 
 impl Batch {
@@ -81,6 +87,7 @@ impl Batch {
             arm,
             ticks: 0,
             bytes: 0,
+            blocks: 0,
         }
     }
 }
@@ -90,9 +97,24 @@ const CONVERGED_SAMPLES: u32 = 32;
 /// A converged decoder still explores, on this fraction of its output, so
 /// it notices when the data changes. Choosing and timing cost ~100 ns, a
 /// few percent of a fast 64 KiB block; at 1 in 8 that is under 1%. The
-/// fraction is of bytes, not blocks: a batch of small blocks costs two
-/// clock reads per block.
+/// fraction is of bytes, not blocks. A batch of small blocks costs two
+/// clock reads (~20 ns on a Zen 5 VM) and some bookkeeping per block, up to
+/// a tenth of a 3 KiB block's decode time, so after a batch of `n` blocks
+/// the untimed share is `n` times larger, up to [`SMALL_BLOCK_SPREAD`]
+/// times.
 const CONVERGED_EVERY: usize = 8;
+/// Blocks an arm decodes untimed after the bandit switches to it. A
+/// variant that has not run for a while decodes its first 64 KiB blocks
+/// 2.4, 1.35 and 1.06 times slower than usual (branch predictor state;
+/// measured on a Zen 5 VM): timed after one block, every arm but the
+/// incumbent looked a third slower, and on some columns the bandit kept a
+/// variant 1.6 times slower than the best. Counted in blocks, not bytes:
+/// on small blocks a long warm-up made each switch costly, and timing
+/// averages a batch of them anyway.
+const SWITCH_WARM_UP_BLOCKS: usize = 2;
+/// The most a converged decoder stretches its untimed share for batches
+/// of small blocks (see [`CONVERGED_EVERY`]).
+const SMALL_BLOCK_SPREAD: usize = 8;
 
 impl Default for Decoder {
     fn default() -> Self {
@@ -120,14 +142,15 @@ impl Decoder {
             .position(|a| a.0 == Variant::default_for_cpu())
             .unwrap_or(0);
         Decoder {
+            settled_fn: arms[settled].1,
             arms,
             mode: Mode::Adaptive(Bandit::new(n, seed)),
             blocks: vec![0; n],
             last: 0,
             settled,
             batch: None,
-            converged: false,
             untimed_left: 0,
+            warm_left: 0,
         }
     }
 
@@ -142,9 +165,10 @@ impl Decoder {
             blocks: vec![0],
             last: 0,
             settled: 0,
+            settled_fn: entry,
             batch: None,
-            converged: false,
-            untimed_left: 0,
+            untimed_left: usize::MAX,
+            warm_left: 0,
         })
     }
 
@@ -153,14 +177,15 @@ impl Decoder {
         let arms = arms_of(Variant::available());
         let n = arms.len();
         Decoder {
+            settled_fn: arms[0].1,
             arms,
             mode: Mode::RoundRobin(0),
             blocks: vec![0; n],
             last: 0,
             settled: 0,
             batch: None,
-            converged: false,
             untimed_left: 0,
+            warm_left: 0,
         }
     }
 
@@ -171,12 +196,34 @@ impl Decoder {
     }
 
     /// Decode `src` into `buf[start..]` with `buf[..start]` as history.
+    ///
+    /// The common case, a fixed decoder or a converged adaptive one between
+    /// timings, is kept small enough to inline: on a 3 KiB block the whole
+    /// per-block cost of choosing is then a few loads and an indirect call.
+    #[inline]
     pub(crate) fn decode_with_prefix(
         &mut self,
         src: &[u8],
         buf: &mut [u8],
         start: usize,
     ) -> Decoded<usize> {
+        if self.untimed_left > 0 {
+            self.last = self.settled;
+            if let Some(count) = self.blocks.get_mut(self.settled) {
+                *count += 1;
+            }
+            let r = (self.settled_fn)(src, buf, start);
+            if let Ok(n) = r {
+                self.untimed_left = self.untimed_left.saturating_sub(n.max(1));
+            }
+            return r;
+        }
+        self.decode_choosing(src, buf, start)
+    }
+
+    /// [`Decoder::decode_with_prefix`] when this block's arm must be chosen.
+    #[inline(never)]
+    fn decode_choosing(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         let arm = match &mut self.mode {
             Mode::Fixed => 0,
             Mode::RoundRobin(next) => {
@@ -191,9 +238,8 @@ impl Decoder {
         (self.arms[arm].1)(src, buf, start)
     }
 
-    /// [`Decoder::decode_with_prefix`] for an adaptive decoder: decode
-    /// untimed with the settled arm while a converged decoder's untimed
-    /// share lasts; else continue the batch being timed, or let the bandit
+    /// [`Decoder::decode_with_prefix`] for an adaptive decoder outside its
+    /// untimed share: continue the batch being timed, or let the bandit
     /// choose an arm and time this block (starting a batch if it turns out
     /// small). An arm other than the last block's first decodes one block
     /// untimed: a variant that has not run for a while runs its first
@@ -201,16 +247,6 @@ impl Decoder {
     /// a Zen 5 VM), which would make every arm but the settled one look
     /// slow.
     fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        if self.batch.is_none() && self.converged && self.untimed_left > 0 {
-            let arm = self.settled;
-            self.last = arm;
-            self.blocks[arm] += 1;
-            let r = (self.arms[arm].1)(src, buf, start);
-            if let Ok(n) = r {
-                self.untimed_left = self.untimed_left.saturating_sub(n.max(1));
-            }
-            return r;
-        }
         let Mode::Adaptive(bandit) = &mut self.mode else {
             // Only called for adaptive decoders; decode with the last arm
             // rather than panic.
@@ -222,17 +258,21 @@ impl Decoder {
                 let arm = bandit.choose();
                 if arm != self.last {
                     // A switch: the arm's branch predictor and instruction
-                    // cache state are cold, and its first block would be
-                    // timed slow. Warm it up on this block untimed and time
-                    // it from the next.
+                    // cache state are cold, and its first blocks would be
+                    // timed slow. Warm it up untimed on the first
+                    // SWITCH_WARM_UP_BLOCKS blocks and time it after.
                     self.last = arm;
-                    self.blocks[arm] += 1;
+                    self.warm_left = SWITCH_WARM_UP_BLOCKS;
                     self.batch = Some(Batch::new(arm));
-                    return (self.arms[arm].1)(src, buf, start);
+                    return self.decode_warming(arm, src, buf, start);
                 }
                 Batch::new(arm)
             }
         };
+        if self.warm_left > 0 {
+            self.batch = Some(batch);
+            return self.decode_warming(batch.arm, src, buf, start);
+        }
         let arm = batch.arm;
         self.last = arm;
         self.blocks[arm] += 1;
@@ -243,6 +283,7 @@ impl Decoder {
             Ok(n) => {
                 batch.ticks += t1.wrapping_sub(t0);
                 batch.bytes += n;
+                batch.blocks += 1;
                 if batch.bytes < MIN_TIMED_BYTES {
                     self.batch = Some(batch);
                     return r;
@@ -254,9 +295,28 @@ impl Decoder {
         bandit.record(arm, cost);
         if let Some(best) = bandit.best() {
             self.settled = best;
+            self.settled_fn = self.arms[best].1;
         }
-        self.converged = bandit.stats()[self.settled].samples >= CONVERGED_SAMPLES;
-        self.untimed_left = (CONVERGED_EVERY - 1) * batch.bytes;
+        let converged = bandit.stats()[self.settled].samples >= CONVERGED_SAMPLES;
+        self.untimed_left = if converged {
+            (CONVERGED_EVERY - 1) * batch.bytes * batch.blocks.clamp(1, SMALL_BLOCK_SPREAD)
+        } else {
+            0
+        };
+        r
+    }
+
+    /// Decode untimed with `arm` while it warms up after a switch.
+    fn decode_warming(
+        &mut self,
+        arm: usize,
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        self.blocks[arm] += 1;
+        let r = (self.arms[arm].1)(src, buf, start);
+        self.warm_left = self.warm_left.saturating_sub(1);
         r
     }
 
