@@ -544,12 +544,21 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
             v |= v << (8 * filled);
             filled *= 2;
         }
-        let pattern = v.to_le_bytes();
-        let step = offset * (16 / offset);
-        while end - o >= 16 && o - op < LIBRARY_COPY {
-            buf[o..o + 16].copy_from_slice(&pattern);
-            o += step;
+        let step = PATTERN_STEP[offset];
+        // Byte i of the pattern is bits 8i.. of v: stored little-endian.
+        let word = v.to_le();
+        if end - o >= 16 {
+            let last = end - 16;
+            let p = buf[..end].as_mut_ptr();
+            while o <= last && o - op < PATTERN_STORES_UP_TO {
+                // SAFETY: o + 16 <= end, the length of the slice p points
+                // into. (Slice stores here cost a third more: their bounds
+                // checks.)
+                unsafe { p.add(o).cast::<u128>().write_unaligned(word) };
+                o += step;
+            }
         }
+        let pattern = v.to_le_bytes();
         if end - o < 16 {
             // The tail starts at the pattern's phase 0: its first bytes.
             for (d, s) in buf[o..end].iter_mut().zip(pattern) {
@@ -557,7 +566,7 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
             }
             return Ok(end);
         }
-    } else if len < LIBRARY_COPY {
+    } else if len < PIECES_UP_TO {
         // Short: 16-byte pieces, each reading bytes written before it.
         while end - o >= 16 {
             buf.copy_within(o - offset..o - offset + 16, o);
@@ -588,8 +597,23 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
     Ok(end)
 }
 
-/// Match length from which [`exact_match`] copies with library calls.
-const LIBRARY_COPY: usize = 64;
+/// The largest multiple of each offset below 16 that is at most 16: how far
+/// apart [`exact_match`] stores its 16-byte pattern (a table: a division
+/// took longer than short matches' stores).
+const PATTERN_STEP: [usize; 16] = [
+    16, 16, 16, 15, 16, 15, 12, 14, 16, 9, 10, 11, 12, 13, 14, 15,
+];
+
+/// How much of a match with an offset below 16 [`exact_match`] writes with
+/// pattern stores before going on with library copies. A store per 16
+/// bytes beats the call overhead of the doubling library copies up to
+/// lengths of several hundred bytes (the first, single-byte run of a
+/// small high-ratio block, at HC levels); far longer runs (64 KiB of one
+/// value at the end of a block) are a dozen large library copies.
+const PATTERN_STORES_UP_TO: usize = 1024;
+/// Match length from which [`exact_match`] copies matches with offsets of
+/// 16 or more with library calls rather than 16-byte pieces.
+const PIECES_UP_TO: usize = 256;
 
 /// Copy `src` into `dst` (same length), without a library call for the
 /// short runs the careful step sees most.
