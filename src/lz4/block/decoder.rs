@@ -241,11 +241,8 @@ impl Decoder {
     /// [`Decoder::decode_with_prefix`] for an adaptive decoder outside its
     /// untimed share: continue the batch being timed, or let the bandit
     /// choose an arm and time this block (starting a batch if it turns out
-    /// small). An arm other than the last block's first decodes one block
-    /// untimed: a variant that has not run for a while runs its first
-    /// blocks up to 2-3 times slower (branch predictor state; measured on
-    /// a Zen 5 VM), which would make every arm but the settled one look
-    /// slow.
+    /// small). An arm other than the last block's first decodes
+    /// [`SWITCH_WARM_UP_BLOCKS`] blocks untimed.
     fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         let Mode::Adaptive(bandit) = &mut self.mode else {
             // Only called for adaptive decoders; decode with the last arm
