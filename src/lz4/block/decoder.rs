@@ -233,6 +233,11 @@ impl Decoder {
             }
             Mode::Adaptive(_) => return self.decode_adaptive(src, buf, start),
         };
+        self.run_arm(arm, src, buf, start)
+    }
+
+    /// Decode with `arm`, counting the block for it.
+    fn run_arm(&mut self, arm: usize, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
         self.last = arm;
         self.blocks[arm] += 1;
         (self.arms[arm].1)(src, buf, start)
@@ -244,21 +249,20 @@ impl Decoder {
     /// small). An arm other than the last block's first decodes
     /// [`SWITCH_WARM_UP_BLOCKS`] blocks untimed.
     fn decode_adaptive(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        let Mode::Adaptive(bandit) = &mut self.mode else {
-            // Only called for adaptive decoders; decode with the last arm
-            // rather than panic.
-            return (self.arms[self.last].1)(src, buf, start);
-        };
         let mut batch = match self.batch.take() {
             Some(b) => b,
             None => {
+                let Mode::Adaptive(bandit) = &mut self.mode else {
+                    // Only called for adaptive decoders; decode with the
+                    // last arm rather than panic.
+                    return self.run_arm(self.last, src, buf, start);
+                };
                 let arm = bandit.choose();
                 if arm != self.last {
                     // A switch: the arm's branch predictor and instruction
                     // cache state are cold, and its first blocks would be
                     // timed slow. Warm it up untimed on the first
                     // SWITCH_WARM_UP_BLOCKS blocks and time it after.
-                    self.last = arm;
                     self.warm_left = SWITCH_WARM_UP_BLOCKS;
                     self.batch = Some(Batch::new(arm));
                     return self.decode_warming(arm, src, buf, start);
@@ -271,10 +275,8 @@ impl Decoder {
             return self.decode_warming(batch.arm, src, buf, start);
         }
         let arm = batch.arm;
-        self.last = arm;
-        self.blocks[arm] += 1;
         let t0 = ticks();
-        let r = (self.arms[arm].1)(src, buf, start);
+        let r = self.run_arm(arm, src, buf, start);
         let t1 = ticks();
         let cost = match r {
             Ok(n) => {
@@ -289,7 +291,17 @@ impl Decoder {
             }
             Err(_) => None,
         };
-        bandit.record(arm, cost);
+        self.record(&batch, cost);
+        r
+    }
+
+    /// Give the bandit `batch`'s cost (`None`: not measured), settle on
+    /// the best arm, and start a converged decoder's untimed share.
+    fn record(&mut self, batch: &Batch, cost: Option<f64>) {
+        let Mode::Adaptive(bandit) = &mut self.mode else {
+            return;
+        };
+        bandit.record(batch.arm, cost);
         if let Some(best) = bandit.best() {
             self.settled = best;
             self.settled_fn = self.arms[best].1;
@@ -300,7 +312,6 @@ impl Decoder {
         } else {
             0
         };
-        r
     }
 
     /// Decode untimed with `arm` while it warms up after a switch.
@@ -311,10 +322,8 @@ impl Decoder {
         buf: &mut [u8],
         start: usize,
     ) -> Decoded<usize> {
-        self.blocks[arm] += 1;
-        let r = (self.arms[arm].1)(src, buf, start);
         self.warm_left = self.warm_left.saturating_sub(1);
-        r
+        self.run_arm(arm, src, buf, start)
     }
 
     /// The variant that decoded the last block.

@@ -663,6 +663,8 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
         if lit > out_left {
             return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
         }
+        // `decode` tries `last_literals` first, so from there only the
+        // errors above are reached; this keeps the step complete on its own.
         copy_exact(&mut buf[op..op + lit], &src[ip..ip + lit]);
         pos.ip = iend;
         pos.op = op + lit;
