@@ -288,9 +288,10 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
-    // Kernels may read K::HISTORY bytes before the output position; the
-    // first sequences of a block go through the careful step.
-    if iend < in_margin() || oend < out_margin::<K>() || op < K::HISTORY {
+    // The loop starts at the block's first sequence: a kernel's pattern
+    // copy, which may read K::HISTORY bytes before the output position, is
+    // only used once that much output exists ([`copy_match_early`] before).
+    if iend < in_margin() || oend < out_margin::<K>() {
         return Ok(());
     }
     // The loop runs while ip <= ilimit and op <= olimit.
@@ -402,32 +403,56 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
         if code != RUN_MASK {
             // A short match (at most 18 bytes): out_margin leaves room for
             // its chunks after a short literal run or a checked long one.
-            // SAFETY: opp is at least K::HISTORY into the buffer (fast loop
-            // entry) and out_margin leaves SHORT_MATCH + OVERRUN after it.
+            // SAFETY: out_margin leaves SHORT_MATCH + OVERRUN after opp.
             opp = unsafe { short_match::<K>(opp, bp, offset, code + MIN_MATCH, ipp, sp)? };
             continue;
         }
-        let history = distance(opp, bp);
         // Long matches (not marked cold: at HC levels they are common).
-        ip = distance(ipp, sp);
+        let history = distance(opp, bp);
+        if offset == 0 || offset > history {
+            return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+        }
+        // The usual long match has one length byte: read with one load and
+        // the input pointer kept (a round trip through an index and
+        // `read_match_length` lengthened the chain to the next token by a
+        // third on columns of 19-40 byte matches).
+        // SAFETY: a non-last literal run leaves LITERAL_INPUT_GUARD input
+        // bytes, so after the offset this byte is readable, and reading it
+        // leaves MATCH_LENGTH_INPUT_GUARD bytes (read_match_length's limit).
+        let first = unsafe { *ipp } as usize;
+        let len = if first != 255 {
+            // SAFETY: as above.
+            ipp = unsafe { ipp.add(1) };
+            RUN_MASK + MIN_MATCH + first
+        } else {
+            ip = distance(ipp, sp);
+            let more = read_match_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
+            // SAFETY: ip <= iend.
+            ipp = unsafe { sp.add(ip) };
+            RUN_MASK + MIN_MATCH + more
+        };
         op = history;
-        check_offset(offset, op, ip - 2)?;
-        let len = RUN_MASK
-            + MIN_MATCH
-            + read_match_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
         if len + K::OVERRUN <= oend - op {
             // SAFETY: 1 <= offset <= op, so the source is initialised history
             // in buf; op + len + OVERRUN <= oend was just checked, and
-            // OVERRUN > LAST_LITERALS keeps the end condition.
-            unsafe { K::copy_match(opp, offset, len) };
-            op += len;
+            // OVERRUN > LAST_LITERALS keeps the end condition. After the
+            // early part, K::HISTORY bytes of output exist before the rest,
+            // and OVERRUN >= 16 covers the early part's stores.
+            unsafe {
+                let early = if op < K::HISTORY {
+                    copy_match_early(opp, offset, len.min(K::HISTORY - op))
+                } else {
+                    0
+                };
+                if early < len {
+                    K::copy_match(opp.add(early), offset, len - early);
+                }
+                opp = opp.add(len);
+            }
         } else {
-            op = exact_match(buf, op, offset, len, ip)?;
-        }
-        // SAFETY: ip <= iend and op <= oend.
-        unsafe {
-            ipp = sp.add(ip);
-            opp = bp.add(op);
+            op = exact_match(buf, op, offset, len, distance(ipp, sp))?;
+            // SAFETY: op <= oend.
+            opp = unsafe { bp.add(op) };
         }
     }
     ip = distance(ipp, sp);
@@ -444,8 +469,7 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
 /// points just past the offset, for the error position.
 ///
 /// # Safety
-/// `opp` is at least [`Kernel::HISTORY`] bytes into the buffer and at least
-/// `SHORT_MATCH + K::OVERRUN` bytes before its end.
+/// `opp` is at least `SHORT_MATCH + K::OVERRUN` bytes before the buffer's end.
 #[inline(always)]
 unsafe fn short_match<K: Kernel>(
     opp: *mut u8,
@@ -474,10 +498,49 @@ unsafe fn short_match<K: Kernel>(
             if offset == 0 {
                 return Err(bad_offset(0, history, distance(ipp, sp) - 2));
             }
-            K::copy_match(opp, offset, len);
+            if history < K::HISTORY {
+                copy_match_early(opp, offset, len);
+            } else {
+                K::copy_match(opp, offset, len);
+            }
         }
         Ok(opp.add(len))
     }
+}
+
+/// Copy the first `len` bytes of a match at `dst` from `offset` bytes back
+/// without the kernel, whose pattern copy needs [`Kernel::HISTORY`] bytes
+/// of output before `dst` (the first sequences of a block, often a long
+/// run of one byte in high-ratio columns). Offsets below 16 are filled
+/// from a 16-byte pattern value, larger ones copied in 16-byte pieces.
+/// Returns `len`.
+///
+/// # Safety
+/// `1 <= offset`, `dst - offset .. dst` initialised and
+/// `dst .. dst + len + 16` writable, in one allocation.
+#[cold]
+#[inline(never)]
+unsafe fn copy_match_early(dst: *mut u8, offset: usize, len: usize) -> usize {
+    // SAFETY: every store is 16 bytes at an offset below len; loads read
+    // from dst - offset up to 16 bytes, within dst + 16 (offset >= 1).
+    unsafe {
+        let src = dst.sub(offset);
+        let mut o = 0;
+        if offset < 16 {
+            let word = pattern_of(src.cast::<[u8; 16]>().read_unaligned(), offset).to_le();
+            while o < len {
+                dst.add(o).cast::<u128>().write_unaligned(word);
+                o += PATTERN_STEP[offset];
+            }
+        } else {
+            // Each piece reads only bytes before its destination.
+            while o < len {
+                copy_chunk::<16>(dst.add(o), src.add(o));
+                o += 16;
+            }
+        }
+    }
+    len
 }
 
 /// How far the fast loop's pointer `p` is past `base`, the start of its
@@ -513,7 +576,10 @@ fn check_offset(offset: usize, op: usize, ip: usize) -> Decoded<()> {
     Ok(())
 }
 
-/// Copy a match with exact bounds (no overrun). Returns the new `op`.
+/// Copy a match with exact bounds: bytes up to `op + len` are the match,
+/// and no write reaches past the capacity (stores may write scratch bytes
+/// between the match's end and the capacity, as the fast loop's wild copies
+/// do; later sequences overwrite them). Returns the new `op`.
 #[inline(never)]
 fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) -> Decoded<usize> {
     let capacity = buf.len();
@@ -528,53 +594,43 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
     debug_assert!(offset >= 1 && offset <= op, "callers check the offset");
     let end = op + len;
     let mut o = op;
+    // Where a 16-byte store may start: it must end by the capacity.
+    let last_store = capacity.checked_sub(16);
     if offset < 16 {
-        // The pattern as one 16-byte value, built in registers from the
-        // `offset` bytes before `op`, doubled until it is full (as a byte
-        // array it was stored a byte at a time), then stored every `step`
-        // bytes (a multiple of the offset), so no store waits for another.
-        // A run of one byte 400 long took nine growing library copies here
-        // before, a quarter of a small block's time.
-        let mut v = 0u128;
-        for (i, &b) in buf[op - offset..op].iter().enumerate() {
-            v |= (b as u128) << (8 * i);
-        }
-        let mut filled = offset;
-        while filled < 16 {
-            v |= v << (8 * filled);
-            filled *= 2;
-        }
+        // The pattern as one 16-byte value stored every `step` bytes (a
+        // multiple of the offset), so no store waits for another. A run of
+        // one byte 400 long took nine growing library copies here before, a
+        // quarter of a small block's time.
+        let word = pattern16(buf, op, offset).to_le();
         let step = PATTERN_STEP[offset];
-        // Byte i of the pattern is bits 8i.. of v: stored little-endian.
-        let word = v.to_le();
-        if end - o >= 16 {
-            let last = end - 16;
-            let p = buf[..end].as_mut_ptr();
-            while o <= last && o - op < PATTERN_STORES_UP_TO {
-                // SAFETY: o + 16 <= end, the length of the slice p points
-                // into. (Slice stores here cost a third more: their bounds
-                // checks.)
+        let stop = op + len.min(PATTERN_STORES_UP_TO);
+        if let Some(last_store) = last_store {
+            let p = buf.as_mut_ptr();
+            while o < stop && o <= last_store {
+                // SAFETY: o + 16 <= capacity, the length of the slice p
+                // points into. (Slice stores here cost a third more: their
+                // bounds checks.)
                 unsafe { p.add(o).cast::<u128>().write_unaligned(word) };
                 o += step;
             }
         }
-        let pattern = v.to_le_bytes();
-        if end - o < 16 {
-            // The tail starts at the pattern's phase 0: its first bytes.
-            for (d, s) in buf[o..end].iter_mut().zip(pattern) {
+        if o >= end {
+            return Ok(end);
+        }
+        if o < stop {
+            // Stopped by the capacity: the tail (under 16 bytes) starts at
+            // the pattern's phase 0, its first bytes.
+            for (d, s) in buf[o..end].iter_mut().zip(word.to_ne_bytes()) {
                 *d = s;
             }
             return Ok(end);
         }
+        // A long run: library copies below, from a whole number of offsets.
     } else if len < PIECES_UP_TO {
         // Short: 16-byte pieces, each reading bytes written before it.
-        while end - o >= 16 {
+        while o < end && last_store.is_some_and(|l| o <= l) {
             buf.copy_within(o - offset..o - offset + 16, o);
             o += 16;
-        }
-        if end - o >= 8 {
-            buf.copy_within(o - offset..o - offset + 8, o);
-            o += 8;
         }
         while o < end {
             buf[o] = buf[o - offset];
@@ -596,6 +652,63 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
     }
     Ok(end)
 }
+
+/// The `offset` bytes before `op` (1 <= offset < 16) repeated to 16
+/// bytes, as a little-endian value: byte `i` is `buf[op - offset + i % offset]`.
+///
+/// One 16-byte load, a mask and a multiplication by a constant that places
+/// copies of the masked bytes `offset` apart (they do not overlap, so no
+/// carries mix them). Building it by doubling with variable shifts took
+/// about 8 ns, most of a short match's time.
+#[inline(always)]
+fn pattern16(buf: &[u8], op: usize, offset: usize) -> u128 {
+    let from = op - offset;
+    if let Some(bytes) = buf.get(from..from + 16) {
+        let mut x = [0u8; 16];
+        x.copy_from_slice(bytes);
+        return pattern_of(x, offset);
+    }
+    // Within 16 bytes of the capacity: a byte at a time.
+    let mut v = 0u128;
+    for i in 0..16 {
+        v |= (buf[from + i % offset] as u128) << (8 * i);
+    }
+    v
+}
+
+/// The first `offset` (1..16) of `bytes` repeated to 16 bytes, as a
+/// little-endian value (see [`pattern16`]).
+#[inline(always)]
+fn pattern_of(bytes: [u8; 16], offset: usize) -> u128 {
+    (u128::from_le_bytes(bytes) & PATTERN_MASK[offset]).wrapping_mul(PATTERN_MUL[offset])
+}
+
+/// `PATTERN_MASK[o]` keeps the low `o` bytes of a 16-byte value.
+const PATTERN_MASK: [u128; 16] = {
+    let mut t = [0u128; 16];
+    let mut o = 1;
+    while o < 16 {
+        t[o] = (1u128 << (8 * o)) - 1;
+        o += 1;
+    }
+    t
+};
+
+/// `PATTERN_MUL[o]` has a 1 in the low bit of every `o`-th byte: multiplied
+/// by an `o`-byte value, it repeats the value every `o` bytes.
+const PATTERN_MUL: [u128; 16] = {
+    let mut t = [0u128; 16];
+    let mut o = 1;
+    while o < 16 {
+        let mut at = 0;
+        while at < 16 {
+            t[o] |= 1u128 << (8 * at);
+            at += o;
+        }
+        o += 1;
+    }
+    t
+};
 
 /// The largest multiple of each offset below 16 that is at most 16: how far
 /// apart [`exact_match`] stores its 16-byte pattern (a table: a division
@@ -730,21 +843,29 @@ mod tests {
     fn exact_match_copies_as_if_byte_by_byte() {
         // Every offset through the pattern, piece and library paths, lengths
         // around the piece sizes, ending exactly LAST_LITERALS before the
-        // capacity (no room for any overrun).
+        // capacity (no room for any overrun), a few bytes further, and with
+        // room for whole 16-byte stores past the end.
         for offset in 1..=80usize {
             for len in (4..=40).chain([63, 64, 65, 100, 226, 423, 3000]) {
-                let history: Vec<u8> = (0..offset + 3).map(|i| (i * 37 + 11) as u8).collect();
-                let op = history.len();
-                let capacity = op + len + LAST_LITERALS;
-                let mut buf = history.clone();
-                buf.resize(capacity, 0xEE);
-                let mut want = buf.clone();
-                for o in op..op + len {
-                    want[o] = want[o - offset];
+                for room in [LAST_LITERALS, LAST_LITERALS + 7, 40] {
+                    let history: Vec<u8> = (0..offset + 3).map(|i| (i * 37 + 11) as u8).collect();
+                    let op = history.len();
+                    let capacity = op + len + room;
+                    let mut buf = history.clone();
+                    buf.resize(capacity, 0xEE);
+                    let mut want = buf.clone();
+                    for o in op..op + len {
+                        want[o] = want[o - offset];
+                    }
+                    let end = exact_match(&mut buf, op, offset, len, 0).expect("fits");
+                    assert_eq!(end, op + len);
+                    // Bytes past the end are scratch.
+                    assert_eq!(
+                        buf[..end],
+                        want[..end],
+                        "offset {offset} len {len} room {room}"
+                    );
                 }
-                let end = exact_match(&mut buf, op, offset, len, 0).expect("fits");
-                assert_eq!(end, op + len);
-                assert_eq!(buf, want, "offset {offset} len {len}");
             }
         }
     }
