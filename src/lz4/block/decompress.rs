@@ -145,17 +145,29 @@ pub(crate) fn decode<K: Kernel, const S: u8>(
         return decode_into_nothing(src);
     }
     let mut pos = Cursor { ip: 0, op: start };
+    let resume = fast_limits::<K>(src.len(), buf.len());
     loop {
         fast_loop::<K, S>(src, buf, &mut pos)?;
-        if last_literals(src, buf, &mut pos) || careful_step(src, buf, &mut pos)? {
+        if last_literals(src, buf, &mut pos) || careful_steps(src, buf, &mut pos, resume)? {
             return Ok(pos.op - start);
         }
     }
 }
 
+/// The last input and output positions from which the fast loop decodes
+/// a sequence (its loop condition), or `None` where the block is too small
+/// for it to run at all.
+#[inline(always)]
+fn fast_limits<K: Kernel>(iend: usize, oend: usize) -> Option<(usize, usize)> {
+    Some((
+        iend.checked_sub(in_margin())?,
+        oend.checked_sub(out_margin::<K>())?,
+    ))
+}
+
 /// Decode the sequence at `pos` if it is the block's last literal run
 /// that fits the output, and return whether it was. Inlined into the loop
-/// (unlike [`careful_step`], which decodes anything else, including the
+/// (unlike [`careful_steps`], which decodes anything else, including the
 /// errors): on a small block, the one call saved is a tenth of the time.
 #[inline(always)]
 fn last_literals(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> bool {
@@ -291,12 +303,10 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
     // The loop starts at the block's first sequence: a kernel's pattern
     // copy, which may read K::HISTORY bytes before the output position, is
     // only used once that much output exists ([`copy_match_early`] before).
-    if iend < in_margin() || oend < out_margin::<K>() {
-        return Ok(());
-    }
     // The loop runs while ip <= ilimit and op <= olimit.
-    let ilimit = iend - in_margin();
-    let olimit = oend - out_margin::<K>();
+    let Some((ilimit, olimit)) = fast_limits::<K>(iend, oend) else {
+        return Ok(());
+    };
     let sp = src.as_ptr();
     let bp = buf.as_mut_ptr();
     // Both positions are raw pointers rather than indices: the next token's
@@ -741,9 +751,34 @@ fn copy_exact(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// Decode sequences with exact bounds checks from `pos` until the block
+/// ends (returns `true`) or the fast loop can go on (`false`: `pos` is
+/// within `resume`, the fast loop's limits from [`fast_limits`]).
+///
+/// Near the end of a block several sequences in a row come here (those
+/// in the last [`in_margin`] input bytes or [`out_margin`] output bytes):
+/// one call for all of them, rather than a call and a return to the fast
+/// loop's entry checks for each, was a tenth of a small block's time.
+#[inline(never)]
+fn careful_steps(
+    src: &[u8],
+    buf: &mut [u8],
+    pos: &mut Cursor,
+    resume: Option<(usize, usize)>,
+) -> Decoded<bool> {
+    loop {
+        if careful_step(src, buf, pos)? || last_literals(src, buf, pos) {
+            return Ok(true);
+        }
+        if resume.is_some_and(|(ilimit, olimit)| pos.ip <= ilimit && pos.op <= olimit) {
+            return Ok(false);
+        }
+    }
+}
+
 /// Decode one sequence with exact bounds checks. Returns `true` when it was
 /// the last sequence of the block.
-#[inline(never)]
+#[inline(always)]
 fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
     let iend = src.len();
     let oend = buf.len();
@@ -776,8 +811,8 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
         if lit > out_left {
             return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
         }
-        // `decode` tries `last_literals` first, so from there only the
-        // errors above are reached; this keeps the step complete on its own.
+        // `decode` and `careful_steps` try `last_literals` first, so from there
+        // only the errors above are reached; this keeps the step complete.
         copy_exact(&mut buf[op..op + lit], &src[ip..ip + lit]);
         pos.ip = iend;
         pos.op = op + lit;
