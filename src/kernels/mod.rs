@@ -41,8 +41,8 @@ pub(crate) trait Kernel {
     const OVERRUN: usize;
 
     /// How many bytes before the destination [`Kernel::copy_match`] may
-    /// read (its pattern window): the decode loop's fast path starts once
-    /// this much output exists.
+    /// read (its pattern window): the decode loop calls it only once this
+    /// much output exists, and copies earlier matches without the kernel.
     const HISTORY: usize;
 
     /// Copy `len` literal bytes from `src` to `dst`.

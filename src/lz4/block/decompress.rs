@@ -4,9 +4,12 @@
 //! Two loops share the work. The *fast loop* runs while enough input and
 //! output remain that the kernel's wild copies cannot leave the buffers
 //! ([`in_margin`], [`out_margin`]); there, literals and matches are copied
-//! with few branches. Near either end, or for a sequence too long to copy
-//! wildly, one *careful step* decodes a sequence with exact bounds and exact
-//! copies. Neither needs slack from the caller.
+//! with few branches. It starts at a block's first sequence: until the
+//! kernel's pattern window ([`Kernel::HISTORY`]) of output exists, matches
+//! that would use it are copied by [`copy_match_early`]. Near either end,
+//! or for a sequence too long to copy wildly, *careful steps* decode
+//! sequences with exact bounds and exact copies ([`careful_steps`], one
+//! call for a block's whole tail). Neither needs slack from the caller.
 //!
 //! The fast loop comes in three shapes (the `S` parameter). Its critical path
 //! is the chain from one token's load, through the literal length in it, to
@@ -903,6 +906,83 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Append a sequence: `lits`, then a match of `len` from `offset` back.
+    fn push_sequence(out: &mut Vec<u8>, lits: &[u8], offset: usize, len: usize) {
+        let push_length = |out: &mut Vec<u8>, mut rest: usize| {
+            while rest >= 255 {
+                out.push(255);
+                rest -= 255;
+            }
+            out.push(rest as u8);
+        };
+        let code = (len - MIN_MATCH).min(RUN_MASK);
+        out.push(((lits.len().min(RUN_MASK) as u8) << 4) | code as u8);
+        if lits.len() >= RUN_MASK {
+            push_length(out, lits.len() - RUN_MASK);
+        }
+        out.extend_from_slice(lits);
+        out.extend_from_slice(&(offset as u16).to_le_bytes());
+        if code == RUN_MASK {
+            push_length(out, len - MIN_MATCH - RUN_MASK);
+        }
+    }
+
+    #[test]
+    fn matches_before_the_kernel_history_exists() {
+        // Blocks whose first matches come before K::HISTORY bytes of output
+        // (copy_match_early), after a prefix of 0..=20 bytes, with every
+        // offset the prefix and literals allow and lengths through the
+        // short, long and pattern paths, decoded by every variant into a
+        // buffer with room for the fast loop; checked against a copy made
+        // byte by byte.
+        let variants = crate::lz4::block::Variant::available();
+        for prefix in [0usize, 1, 3, 8, 15, 16, 20] {
+            for lits in [1usize, 2, 5, 14, 15, 40] {
+                for offset in 1..=prefix + lits {
+                    for len in [4usize, 7, 18, 19, 33, 64, 100, 423] {
+                        let mut block = Vec::new();
+                        let literals: Vec<u8> = (0..lits).map(|i| (i * 7 + 1) as u8).collect();
+                        push_sequence(&mut block, &literals, offset, len);
+                        // A second match right after, from offset 2.
+                        push_sequence(&mut block, b"z", 2, 9);
+                        let tail = [0xA5u8; 200];
+                        block.push(0xF0);
+                        push_length_byte(&mut block, tail.len() - RUN_MASK);
+                        block.extend_from_slice(&tail);
+                        let mut want: Vec<u8> = (0..prefix).map(|i| (i * 31 + 3) as u8).collect();
+                        want.extend_from_slice(&literals);
+                        for _ in 0..len {
+                            want.push(want[want.len() - offset]);
+                        }
+                        want.push(b'z');
+                        for _ in 0..9 {
+                            want.push(want[want.len() - 2]);
+                        }
+                        want.extend_from_slice(&tail);
+                        for &v in variants {
+                            let entry = v.entry().expect("available");
+                            let mut buf = want[..prefix].to_vec();
+                            buf.resize(want.len(), 0xEE);
+                            let n = entry(&block, &mut buf, prefix).unwrap_or_else(|e| {
+                                panic!("{v:?} prefix {prefix} lits {lits} offset {offset} len {len}: {e}")
+                            });
+                            assert_eq!(n, want.len() - prefix);
+                            assert_eq!(
+                                buf, want,
+                                "{v:?} prefix {prefix} lits {lits} offset {offset} len {len}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn push_length_byte(out: &mut Vec<u8>, rest: usize) {
+        assert!(rest < 255);
+        out.push(rest as u8);
     }
 
     #[test]
