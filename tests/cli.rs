@@ -871,3 +871,44 @@ fn concatenated_and_skippable_frames() {
     assert_success(&theirs, "lz4 decodes lzkit frames with a skippable frame");
     assert_same(&theirs.stdout, &expected, "lz4 on skip.lz4");
 }
+
+/// An interrupt (Ctrl-C, or `SIGTERM` from a supervisor) while output is
+/// being written deletes the temporary file and exits with status 130:
+/// neither the output name nor a `.lzkit-*.tmp` file is left behind.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_leaves_no_files() {
+    use std::time::{Duration, Instant};
+    for signal in ["INT", "TERM"] {
+        let d = TempDir::new().unwrap();
+        let mut child = Command::new(BIN)
+            .args(["-", "out.lz4"])
+            .current_dir(d.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // Some input, with standard input kept open: lzkit waits for more.
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(&sample(3 << 20, 7)).unwrap();
+        stdin.flush().unwrap();
+        let entries = || fs::read_dir(d.path()).unwrap().count();
+        let start = Instant::now();
+        while entries() == 0 && start.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(entries(), 1, "the temporary file exists while writing");
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(killed.success());
+        let out = child.wait_with_output().expect("wait");
+        drop(stdin);
+        assert_eq!(out.status.code(), Some(130), "SIG{signal}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+        let left: Vec<_> = fs::read_dir(d.path()).unwrap().collect();
+        assert!(left.is_empty(), "SIG{signal} left {left:?}");
+    }
+}

@@ -36,6 +36,7 @@ pub fn main() -> ExitCode {
     let mut argv = std::env::args_os();
     let argv0 = argv.next();
     let rest: Vec<OsString> = argv.collect();
+    output::remove_on_interrupt();
 
     if let Some(first) = rest.first()
         && let Some((_, sub)) = SUBCOMMANDS.iter().find(|(name, _)| first == *name)
@@ -136,7 +137,8 @@ Details:
 
 Safety:
   Output files are written under a temporary name in the same directory and
-  renamed only when complete: on any error no partial output is left. They get
+  renamed only when complete: on any error, Ctrl-C, SIGTERM or SIGHUP no
+  partial output is left (an interrupt exits with status 130). They get
   the permissions and times of their source. An existing file is never
   replaced without -f (a terminal is asked first). Compressed data is never
   written to a terminal without -c, nor read from one without -f.

@@ -5,15 +5,18 @@
 //! and renamed over the destination only after everything succeeded, so an
 //! error (corrupt input, full disk, a panic) never leaves a partial file
 //! under the final name. Dropping an unfinished [`Sink`] deletes the
-//! temporary file.
+//! temporary file, and so does an interrupt (Ctrl-C, `SIGTERM`, `SIGHUP`):
+//! [`remove_on_interrupt`] installs a handler that deletes every temporary
+//! file still open and exits with status 130, as zstd does.
 
 use std::fs::{self, FileTimes, Metadata};
 use std::io::{self, BufWriter, StdoutLock, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use tempfile::NamedTempFile;
 
-use super::report::Failure;
+use super::report::{Failure, PROGRAM};
 
 /// Size of the output buffer: large writes keep system calls rare.
 pub const BUFFER_SIZE: usize = 1 << 20;
@@ -58,7 +61,58 @@ enum Dest {
     File {
         writer: BufWriter<NamedTempFile>,
         path: PathBuf,
+        _live: Live,
     },
+}
+
+/// Temporary files not yet renamed to their final names nor deleted: what
+/// the interrupt handler deletes. Renaming one happens under this lock, so
+/// an interrupt sees each file either complete under its final name or
+/// still here.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The registry, even if a thread panicked while holding it (a panic
+/// leaves the list itself consistent: it only pushes and retains).
+fn live() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A temporary file's entry in [`LIVE`], removed when dropped (with the
+/// file, deleted by `NamedTempFile`, or after the file was renamed).
+struct Live(PathBuf);
+
+impl Live {
+    fn register(path: &Path) -> Live {
+        live().push(path.to_path_buf());
+        Live(path.to_path_buf())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        live().retain(|p| *p != self.0);
+    }
+}
+
+/// Status of a process ended by an interrupt (128 + SIGINT), as shells
+/// report it.
+pub const INTERRUPTED: i32 = 130;
+
+/// Install the interrupt handler: on Ctrl-C, `SIGTERM` or `SIGHUP`, delete
+/// every temporary output file still open, say so, and exit with status
+/// [`INTERRUPTED`]. Without it the default action ends the process before
+/// any destructor runs, leaving `.lzkit-*.tmp` files behind. Installing it
+/// twice is harmless (the second call fails and changes nothing).
+pub fn remove_on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        // Holding the lock until exit: no rename can start after this.
+        let files = live();
+        for path in files.iter() {
+            let _ = fs::remove_file(path);
+        }
+        eprintln!("{PROGRAM}: interrupted; no incomplete output file was left");
+        std::process::exit(INTERRUPTED);
+    });
 }
 
 /// An open destination that counts the bytes written to it.
@@ -86,6 +140,7 @@ impl Sink {
                     )
                 })?;
                 Dest::File {
+                    _live: Live::register(tmp.path()),
                     writer: BufWriter::with_capacity(BUFFER_SIZE, tmp),
                     path: path.clone(),
                 }
@@ -107,7 +162,11 @@ impl Sink {
         match self.dest {
             Dest::Stdout(mut w) => w.flush().map_err(|e| Failure::io("stdout", &e)),
             Dest::Null => Ok(()),
-            Dest::File { writer, path } => {
+            Dest::File {
+                writer,
+                path,
+                _live,
+            } => {
                 let name = path.display().to_string();
                 let tmp = writer
                     .into_inner()
@@ -115,10 +174,20 @@ impl Sink {
                 if let Some(meta) = source {
                     copy_metadata(tmp.as_file(), meta).map_err(|e| Failure::io(&name, &e))?;
                 }
-                let result = if overwrite {
-                    tmp.persist(&path)
-                } else {
-                    tmp.persist_noclobber(&path)
+                let tmp_path = tmp.path().to_path_buf();
+                let result = {
+                    // The rename and the unregistering under one lock (see
+                    // LIVE); `_live`'s drop then finds nothing to remove.
+                    let mut files = live();
+                    let result = if overwrite {
+                        tmp.persist(&path)
+                    } else {
+                        tmp.persist_noclobber(&path)
+                    };
+                    if result.is_ok() {
+                        files.retain(|p| *p != tmp_path);
+                    }
+                    result
                 };
                 // On failure the PersistError still owns the temporary file,
                 // and dropping it here deletes it.
