@@ -181,7 +181,7 @@ fn last_literals(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> bool {
     ip += 1;
     let mut lit = (token >> 4) as usize;
     if lit == RUN_MASK {
-        match read_match_length(src, &mut ip, src.len()) {
+        match read_length(src, &mut ip, src.len()) {
             Ok(more) => lit += more,
             Err(_) => return false,
         }
@@ -225,11 +225,11 @@ fn corrupt(at: usize, fault: BlockFault) -> Box<Error> {
     Box::new(Error::CorruptBlock { at, fault })
 }
 
-/// Read a 255-run length continuation starting at `*ip`, a byte at a time
-/// (literal lengths: rarely more than a byte or two). Each byte read must
-/// leave `*ip <= limit`.
+/// Read a 255-run length continuation starting at `*ip`, a byte at a time:
+/// the tail of [`read_length`], and its reference in tests. Each byte read
+/// must leave `*ip <= limit`.
 #[inline(always)]
-fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
+fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
     loop {
         let b = length_byte(src, ip, limit)?;
@@ -254,27 +254,28 @@ fn length_byte(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<u8> {
     Ok(b)
 }
 
-/// Length bytes [`read_match_length`] reads one at a time before going
-/// eight at a time.
-const MATCH_LENGTH_BYTEWISE: usize = 4;
+/// Length bytes [`read_length`] reads one at a time before going eight
+/// at a time.
+const LENGTH_BYTEWISE: usize = 4;
 
-/// [`read_length`], after [`MATCH_LENGTH_BYTEWISE`] bytes eight bytes at a
-/// time while they fit before `limit`: a 64 KiB match has 257 length bytes
-/// of 255, common in high-ratio columns, and then costs one load and
-/// compare per 8 bytes instead of a loop iteration per byte (measured
-/// 18-22% faster on such columns). Also for literal lengths of more than
-/// one byte (the fast loop reads a single one itself): an incompressible
-/// 64 KiB block is one literal run with 257 length bytes, read twice when
-/// the fast loop hands the run to the last-literals step, which a byte at
-/// a time cost 10% of its decode (a memcpy).
+/// Read a 255-run length continuation (literal or match) starting at
+/// `*ip`, each byte read leaving `*ip <= limit`: [`LENGTH_BYTEWISE`] bytes
+/// one at a time, then eight at a time while they fit before `limit`. A
+/// 64 KiB match has 257 length bytes of 255, common in high-ratio columns,
+/// and then costs one load and compare per 8 bytes instead of a loop
+/// iteration per byte (measured 18-22% faster on such columns). The fast
+/// loop reads a single length byte itself and comes here for more. An
+/// incompressible 64 KiB block is one literal run with 257 length bytes,
+/// read twice when the fast loop hands the run to the last-literals step,
+/// which a byte at a time cost 10% of its decode (a memcpy).
 #[inline(always)]
-fn read_match_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
+fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
     // The first bytes one at a time: a short length then ends on a
     // predicted branch, and the next token's address does not wait for a
     // load (the word path's position depends on the loaded bytes; taken
     // for every length it cost 25% on columns of medium matches).
-    for _ in 0..MATCH_LENGTH_BYTEWISE {
+    for _ in 0..LENGTH_BYTEWISE {
         let b = length_byte(src, ip, limit)?;
         len += b as usize;
         if b != 255 {
@@ -296,7 +297,7 @@ fn read_match_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize>
         *ip += n + 1;
         return Ok(len);
     }
-    read_length(src, ip, limit).map(|rest| len + rest)
+    read_length_bytewise(src, ip, limit).map(|rest| len + rest)
 }
 
 /// Decode sequences while both buffers are far from their ends. Returns when
@@ -360,7 +361,7 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
             } else {
                 let seq_start = distance(ipp, sp);
                 ip = seq_start + 1;
-                lit += read_match_length(src, &mut ip, iend)?;
+                lit += read_length(src, &mut ip, iend)?;
                 // SAFETY: ip <= iend.
                 unsafe { sp.add(ip) }
             };
@@ -430,11 +431,11 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
         }
         // The usual long match has one length byte: read with one load and
         // the input pointer kept (a round trip through an index and
-        // `read_match_length` lengthened the chain to the next token by a
+        // `read_length` lengthened the chain to the next token by a
         // third on columns of 19-40 byte matches).
         // SAFETY: a non-last literal run leaves LITERAL_INPUT_GUARD input
         // bytes, so after the offset this byte is readable, and reading it
-        // leaves MATCH_LENGTH_INPUT_GUARD bytes (read_match_length's limit).
+        // leaves MATCH_LENGTH_INPUT_GUARD bytes (read_length's limit).
         let first = unsafe { *ipp } as usize;
         let len = if first != 255 {
             // SAFETY: as above.
@@ -442,7 +443,7 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
             RUN_MASK + MIN_MATCH + first
         } else {
             ip = distance(ipp, sp);
-            let more = read_match_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
+            let more = read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
             // SAFETY: ip <= iend.
             ipp = unsafe { sp.add(ip) };
             RUN_MASK + MIN_MATCH + more
@@ -796,7 +797,7 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
     ip += 1;
     let mut lit = token >> 4;
     if lit == RUN_MASK {
-        lit += read_match_length(src, &mut ip, iend)?;
+        lit += read_length(src, &mut ip, iend)?;
     }
     let in_left = iend - ip;
     let out_left = oend - op;
@@ -833,7 +834,7 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
     ip += 2;
     let mut len = token & 15;
     if len == RUN_MASK {
-        len += read_match_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
+        len += read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
     }
     len += MIN_MATCH;
     pos.op = if offset >= 8 && len <= 16 && oend - op >= 16 + LAST_LITERALS {
@@ -911,15 +912,17 @@ mod tests {
         }
     }
 
+    /// Append the length bytes for `rest` past the token's 15.
+    fn push_length(out: &mut Vec<u8>, mut rest: usize) {
+        while rest >= 255 {
+            out.push(255);
+            rest -= 255;
+        }
+        out.push(rest as u8);
+    }
+
     /// Append a sequence: `lits`, then a match of `len` from `offset` back.
     fn push_sequence(out: &mut Vec<u8>, lits: &[u8], offset: usize, len: usize) {
-        let push_length = |out: &mut Vec<u8>, mut rest: usize| {
-            while rest >= 255 {
-                out.push(255);
-                rest -= 255;
-            }
-            out.push(rest as u8);
-        };
         let code = (len - MIN_MATCH).min(RUN_MASK);
         out.push(((lits.len().min(RUN_MASK) as u8) << 4) | code as u8);
         if lits.len() >= RUN_MASK {
@@ -952,7 +955,7 @@ mod tests {
                         push_sequence(&mut block, b"z", 2, 9);
                         let tail = [0xA5u8; 200];
                         block.push(0xF0);
-                        push_length_byte(&mut block, tail.len() - RUN_MASK);
+                        push_length(&mut block, tail.len() - RUN_MASK);
                         block.extend_from_slice(&tail);
                         let mut want: Vec<u8> = (0..prefix).map(|i| (i * 31 + 3) as u8).collect();
                         want.extend_from_slice(&literals);
@@ -983,13 +986,8 @@ mod tests {
         }
     }
 
-    fn push_length_byte(out: &mut Vec<u8>, rest: usize) {
-        assert!(rest < 255);
-        out.push(rest as u8);
-    }
-
     #[test]
-    fn read_match_length_matches_read_length() {
+    fn read_length_matches_bytewise() {
         // Runs of 255 of every length up to 40, ended by various bytes or
         // by the input's end, read from several starts against every limit.
         for run in 0..40usize {
@@ -1000,8 +998,9 @@ mod tests {
                 for start in 0..3.min(src.len() + 1) {
                     for limit in start..=src.len() + 2 {
                         let (mut a, mut b) = (start, start);
-                        let got = read_match_length(&src, &mut a, limit).map_err(|e| e.to_string());
-                        let want = read_length(&src, &mut b, limit).map_err(|e| e.to_string());
+                        let got = read_length(&src, &mut a, limit).map_err(|e| e.to_string());
+                        let want =
+                            read_length_bytewise(&src, &mut b, limit).map_err(|e| e.to_string());
                         assert_eq!(
                             got, want,
                             "run {run} end {end:?} start {start} limit {limit}"
