@@ -150,8 +150,10 @@ pub(crate) fn decode<K: Kernel, const S: u8>(
     let mut pos = Cursor { ip: 0, op: start };
     let resume = fast_limits::<K>(src.len(), buf.len());
     loop {
-        fast_loop::<K, S>(src, buf, &mut pos)?;
-        if last_literals(src, buf, &mut pos) || careful_steps(src, buf, &mut pos, resume)? {
+        if fast_loop::<K, S>(src, buf, &mut pos)?
+            || last_literals(src, buf, &mut pos)
+            || careful_steps(src, buf, &mut pos, resume)?
+        {
             return Ok(pos.op - start);
         }
     }
@@ -266,7 +268,6 @@ const LENGTH_BYTEWISE: usize = 4;
 /// iteration per byte (measured 18-22% faster on such columns). The fast
 /// loop reads a single length byte itself and comes here for more. An
 /// incompressible 64 KiB block is one literal run with 257 length bytes,
-/// read twice when the fast loop hands the run to the last-literals step,
 /// which a byte at a time cost 10% of its decode (a memcpy).
 #[inline(always)]
 fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
@@ -300,10 +301,16 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     read_length_bytewise(src, ip, limit).map(|rest| len + rest)
 }
 
-/// Decode sequences while both buffers are far from their ends. Returns when
-/// the next sequence needs the careful step (`pos` then points at its token).
+/// Decode sequences while both buffers are far from their ends. Returns
+/// `false` when the next sequence needs the careful step (`pos` then points
+/// at its token), `true` when it decoded the block's last literal run
+/// (`pos` is then at the input's end).
 #[inline(always)]
-fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<()> {
+fn fast_loop<K: Kernel, const S: u8>(
+    src: &[u8],
+    buf: &mut [u8],
+    pos: &mut Cursor,
+) -> Decoded<bool> {
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
@@ -312,7 +319,7 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
     // only used once that much output exists ([`copy_match_early`] before).
     // The loop runs while ip <= ilimit and op <= olimit.
     let Some((ilimit, olimit)) = fast_limits::<K>(iend, oend) else {
-        return Ok(());
+        return Ok(false);
     };
     let sp = src.as_ptr();
     let bp = buf.as_mut_ptr();
@@ -365,12 +372,22 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
                 // SAFETY: ip <= iend.
                 unsafe { sp.add(ip) }
             };
-            if lit + long_literal_in_margin::<K>() > iend - distance(run_end, sp)
-                || lit + out_margin::<K>() > oend - distance(opp, bp)
+            let (run, op) = (distance(run_end, sp), distance(opp, bp));
+            if lit + long_literal_in_margin::<K>() > iend - run
+                || lit + out_margin::<K>() > oend - op
             {
+                // The block's last literal run, if it ends at the input's
+                // end and fits (as in `last_literals`, which would read
+                // its length again: 257 bytes for a 64 KiB run).
+                if lit == iend - run && lit <= oend - op {
+                    copy_exact(&mut buf[op..op + lit], &src[run..]);
+                    pos.ip = iend;
+                    pos.op = op + lit;
+                    return Ok(true);
+                }
                 pos.ip = distance(ipp, sp);
-                pos.op = distance(opp, bp);
-                return Ok(());
+                pos.op = op;
+                return Ok(false);
             }
             // SAFETY: both margins, just checked past the run, are at
             // least the kernel's overrun.
@@ -472,11 +489,9 @@ fn fast_loop<K: Kernel, const S: u8>(src: &[u8], buf: &mut [u8], pos: &mut Curso
             opp = unsafe { bp.add(op) };
         }
     }
-    ip = distance(ipp, sp);
-    op = distance(opp, bp);
-    pos.ip = ip;
-    pos.op = op;
-    Ok(())
+    pos.ip = distance(ipp, sp);
+    pos.op = distance(opp, bp);
+    Ok(false)
 }
 
 /// Copy a short match (at most [`SHORT_MATCH`] bytes) of `len` bytes from
