@@ -188,8 +188,22 @@ fn last_literals(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> bool {
             Err(_) => return false,
         }
     }
-    // A run up to the input's end is the last sequence (LZ4 block format);
-    // careful_step accepts it under the same conditions.
+    copy_last_run(src, buf, pos, ip, op, lit)
+}
+
+/// Copy the `lit`-byte literal run at `src[ip..]` to `buf[op..]` and move
+/// `pos` past it, if it is the block's last sequence and fits the output;
+/// return whether it was. A run up to the input's end is the last sequence
+/// (LZ4 block format); careful_step accepts it under the same conditions.
+#[inline(always)]
+fn copy_last_run(
+    src: &[u8],
+    buf: &mut [u8],
+    pos: &mut Cursor,
+    ip: usize,
+    op: usize,
+    lit: usize,
+) -> bool {
     if lit != src.len() - ip || lit > buf.len() - op {
         return false;
     }
@@ -376,13 +390,10 @@ fn fast_loop<K: Kernel, const S: u8>(
             if lit + long_literal_in_margin::<K>() > iend - run
                 || lit + out_margin::<K>() > oend - op
             {
-                // The block's last literal run, if it ends at the input's
-                // end and fits (as in `last_literals`, which would read
-                // its length again: 257 bytes for a 64 KiB run).
-                if lit == iend - run && lit <= oend - op {
-                    copy_exact(&mut buf[op..op + lit], &src[run..]);
-                    pos.ip = iend;
-                    pos.op = op + lit;
+                // The block's last literal run is copied here: through
+                // `last_literals`, its length would be read again (257
+                // bytes for a 64 KiB run).
+                if copy_last_run(src, buf, pos, run, op, lit) {
                     return Ok(true);
                 }
                 pos.ip = distance(ipp, sp);
