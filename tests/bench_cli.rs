@@ -240,6 +240,29 @@ fn json_parses_and_describes_every_file_of_a_directory() {
 }
 
 #[test]
+fn cold_runs_say_so_in_every_format() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 30_000);
+    let path = file.to_str().unwrap();
+    let out = bench(&["--cold", "-i", "2", "--format", "json", path]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = Json::parse(&String::from_utf8(out.stdout).unwrap()).expect("valid JSON");
+    assert!(matches!(json.get("settings").get("cold"), Json::Bool(true)));
+    let gbps = json.get("files").arr()[0].get("gbps");
+    for c in ["ref", "adapt", "memcpy"] {
+        assert!(gbps.get(c).num() > 0.0, "{c}");
+    }
+    let text = stdout_of(&["--cold", "-i", "1", path]);
+    assert!(text.contains("first visit"), "{text}");
+    let warm = stdout_of(&["-i", "1", path]);
+    assert!(warm.contains("repeated passes") && !warm.contains("first visit"));
+}
+
+#[test]
 fn quick_uses_a_small_built_in_corpus() {
     let out = stdout_of(&["--quick", "-i", "1", "--format", "csv"]);
     assert_eq!(out.lines().count(), 1 + 17 + 2, "{out}");
@@ -276,6 +299,7 @@ fn help_lists_the_options() {
         "--format",
         "--corpus-scale",
         "--quick",
+        "--cold",
     ] {
         assert!(out.contains(opt), "{opt} missing from help");
     }

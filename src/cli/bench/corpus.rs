@@ -142,6 +142,23 @@ pub fn generate(index: usize, scale: f64) -> Vec<u8> {
     data
 }
 
+/// `bytes` bytes of column-like data unlike any input: 64 KiB pieces of
+/// each corpus file's kind in turn, drawn with another seed than the
+/// corpus's (what `--cold` decodes between samples).
+pub fn other_data(bytes: usize) -> Vec<u8> {
+    const PIECE: usize = 64 << 10;
+    let mut out = Vec::with_capacity(bytes);
+    for (i, spec) in FILES.iter().cycle().enumerate() {
+        if out.len() >= bytes {
+            break;
+        }
+        let mut rng = Rng::new(derive_seed(!CORPUS_SEED, i as u64));
+        let piece = (spec.generate)(&mut rng, PIECE.min(bytes - out.len()));
+        out.extend_from_slice(&piece[..piece.len().min(bytes - out.len())]);
+    }
+    out
+}
+
 /// `bytes` bytes (rounded down to whole values) of `width`-byte
 /// little-endian values drawn from `next`.
 fn fixed_width(bytes: usize, width: usize, mut next: impl FnMut() -> u64) -> Vec<u8> {
@@ -404,6 +421,16 @@ mod tests {
             );
             assert!(seen.insert(a), "{} repeats another file", name(i));
         }
+    }
+
+    #[test]
+    fn other_data_is_sized_deterministic_and_not_the_corpus() {
+        let a = other_data(300_000);
+        assert_eq!(a.len(), 300_000);
+        assert_eq!(a, other_data(300_000));
+        // Pieces of each kind in turn, with another seed than the corpus.
+        let first = generate(0, 1.0);
+        assert_ne!(a[..4096], first[..4096]);
     }
 
     #[test]

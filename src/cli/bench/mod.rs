@@ -26,7 +26,7 @@ use lzkit::lz4::block::Variant;
 
 use super::report::PROGRAM;
 use codec::{Blocks, compress_blocks};
-use measure::{Contender, Measured, Plan, measure};
+use measure::{Contender, FLUSH_BYTES, Flush, Measured, Plan, measure};
 use options::{Options, Parsed};
 use report::{FileResult, Report, Settings, Speeds};
 use rng::{Rng, derive_seed};
@@ -177,6 +177,10 @@ fn run(opts: &Options) -> Result<Report, Failure> {
     let rounds_per_file = u64::from(opts.rounds) + 1; // plus the warm-up round
     let progress = Progress::new(!opts.quiet, inputs.len() as u64 * rounds_per_file);
     let mut order = Rng::new(opts.seed);
+    let mut flush = match opts.cold {
+        true => Some(Flush::new(corpus::other_data(FLUSH_BYTES)).map_err(Failure::Compress)?),
+        false => None,
+    };
     let mut files = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.iter().enumerate() {
         let name = input.name();
@@ -195,9 +199,15 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             stat: opts.stat,
             adapt_seed: derive_seed(opts.seed, i as u64),
         };
-        let measured = measure(&data, &blocks, &contenders, plan, &mut order, || {
-            progress.advance(1)
-        })
+        let measured = measure(
+            &data,
+            &blocks,
+            &contenders,
+            plan,
+            flush.as_mut(),
+            &mut order,
+            || progress.advance(1),
+        )
         .map_err(|e| Failure::Decode(format!("{name}: {e}")))?;
         files.push(file_result(
             name,
@@ -228,6 +238,7 @@ fn settings(opts: &Options) -> Settings {
         reference: format!("lz4 {} LZ4_decompress_safe", codec::ref_version()),
         rounds: opts.rounds,
         stat: opts.stat,
+        cold: opts.cold,
         seed: opts.seed,
         variants: Variant::available().to_vec(),
         candidates: Variant::candidates().to_vec(),

@@ -54,6 +54,8 @@ pub struct Options {
     pub format: Format,
     /// Size factor of the built-in corpus (`--corpus-scale`).
     pub corpus_scale: f64,
+    /// Every sample a first visit (`--cold`).
+    pub cold: bool,
     /// No progress bar (`-q`).
     pub quiet: bool,
     /// Files and directories; empty means the built-in corpus.
@@ -92,6 +94,11 @@ Options:
       --best             level 12
   -i, --rounds N         timed rounds (default 20), after one warm-up round
       --stat min|median  statistic over the rounds (default min)
+      --cold             first visits: each sample decodes the input once,
+                         after 1 MiB of other data, as a scan reads a column
+                         (default: repeated passes, which branch predictors
+                         can learn by heart on inputs under a few MiB);
+                         inputs under 64K then vary most: use more rounds
       --seed N           seed of the round order and adaptive decoders
       --format FORMAT    text (default), markdown, csv or json
       --corpus-scale F   size factor of the built-in corpus (default 1: 44 MiB)
@@ -115,6 +122,7 @@ struct Raw {
     format: Option<Format>,
     corpus_scale: Option<f64>,
     quick: bool,
+    cold: bool,
     quiet: bool,
     inputs: Vec<PathBuf>,
 }
@@ -209,6 +217,10 @@ fn parse_long(
             no_value()?;
             raw.quiet = true;
         }
+        "cold" => {
+            no_value()?;
+            raw.cold = true;
+        }
         _ => return Err(format!("unknown option --{name}")),
     }
     Ok(())
@@ -258,6 +270,7 @@ fn resolve(raw: Raw) -> Result<Options, String> {
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
         format: raw.format.unwrap_or(Format::Text),
         corpus_scale: raw.corpus_scale.unwrap_or(quick_scale),
+        cold: raw.cold,
         quiet: raw.quiet,
         inputs: raw.inputs,
     })
@@ -366,6 +379,8 @@ mod tests {
             (Stat::Min, Format::Text, 1.0)
         );
         assert!(o.inputs.is_empty());
+        assert!(!o.cold);
+        assert!(run(&["--cold"]).cold);
     }
 
     #[test]
@@ -421,6 +436,7 @@ mod tests {
         assert!(fails(&["--corpus-scale", "0.5", "file"]).contains("built-in"));
         assert!(fails(&["--corpus-scale", "0"]).contains("above 0"));
         assert!(fails(&["--quick=1"]).contains("no value"));
+        assert!(fails(&["--cold=yes"]).contains("no value"));
         assert!(fails(&["-x"]).contains("unknown option -x"));
         assert!(fails(&["--nope"]).contains("unknown option --nope"));
         assert!(matches!(parse(vec!["-h".into()]), Ok(Parsed::Help)));

@@ -50,6 +50,8 @@ pub struct Settings {
     pub rounds: u32,
     /// Statistic over the rounds.
     pub stat: Stat,
+    /// Whether every sample was a first visit (`--cold`).
+    pub cold: bool,
     /// Seed of the round order and of the adaptive decoders.
     pub seed: u64,
     /// lzkit variants this CPU runs, each a column.
@@ -347,10 +349,15 @@ impl Report {
             ),
             format!("compressed with {}", s.compressor),
             format!(
-                "speeds in GB/s of decompressed data (10^9 bytes/s, one core), {} of {} rounds; \
+                "speeds in GB/s of decompressed data (10^9 bytes/s, one core), {} of {} rounds{}; \
                  contenders interleaved in a random order each round (seed {}); every decode verified",
                 s.stat.name(),
                 s.rounds,
+                if s.cold {
+                    ", each one first visit after 1 MiB of other data (--cold)"
+                } else {
+                    ", each at least 1 MiB of repeated passes"
+                },
                 s.seed
             ),
             format!(
@@ -557,6 +564,7 @@ impl Report {
                 ("reference", json_str(&s.reference)),
                 ("rounds", s.rounds.to_string()),
                 ("stat", json_str(s.stat.name())),
+                ("cold", s.cold.to_string()),
                 ("seed", s.seed.to_string()),
                 (
                     "unit",
@@ -705,6 +713,7 @@ mod tests {
                 reference: "ref".into(),
                 rounds: 3,
                 stat: Stat::Min,
+                cold: false,
                 seed: 1,
                 variants: vec![Variant::Portable8, Variant::Portable16],
                 candidates: vec![Variant::Portable8],
