@@ -443,6 +443,32 @@ fn verify(out: &[u8], original: &[u8]) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// 400 KB of u32 runs: 7 blocks of 64 KiB.
+    fn runs_input() -> Vec<u8> {
+        (0..100_000u32)
+            .flat_map(|i| (i / 9).to_le_bytes())
+            .collect()
+    }
+
+    /// [`measure`] with a fixed round order and no progress callback.
+    fn measure_quietly(
+        original: &[u8],
+        blocks: &Blocks,
+        contenders: &[Contender],
+        plan: Plan,
+        flush: Option<&mut Flush>,
+    ) -> Result<Measured, String> {
+        measure(
+            original,
+            blocks,
+            contenders,
+            plan,
+            flush,
+            &mut Rng::new(1),
+            || {},
+        )
+    }
+
     #[test]
     fn statistics() {
         assert_eq!(Stat::Min.of(&mut [3.0, 1.0, 2.0]), 1.0);
@@ -452,9 +478,7 @@ mod tests {
 
     #[test]
     fn every_contender_measured_and_adapt_reported() {
-        let original: Vec<u8> = (0..100_000u32)
-            .flat_map(|i| (i / 9).to_le_bytes())
-            .collect();
+        let original = runs_input();
         let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
         let contenders = Contender::all();
         let plan = Plan {
@@ -487,9 +511,7 @@ mod tests {
 
     #[test]
     fn cold_samples_decode_the_input_once_after_the_flush_data() {
-        let original: Vec<u8> = (0..100_000u32)
-            .flat_map(|i| (i / 9).to_le_bytes())
-            .collect();
+        let original = runs_input();
         let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
         let other: Vec<u8> = (0..200_000u32).map(|i| (i % 251 / 7) as u8).collect();
         let mut flush = Flush::new(other).unwrap();
@@ -499,16 +521,7 @@ mod tests {
             stat: Stat::Min,
             adapt_seed: 5,
         };
-        let m = measure(
-            &original,
-            &blocks,
-            &contenders,
-            plan,
-            Some(&mut flush),
-            &mut Rng::new(1),
-            || {},
-        )
-        .unwrap();
+        let m = measure_quietly(&original, &blocks, &contenders, plan, Some(&mut flush)).unwrap();
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
         // No warm-up and one pass per sample: 3 rounds of 7 blocks.
         let pulls: u64 = m.adapt.unwrap().arms.iter().map(|a| a.blocks).sum();
@@ -520,16 +533,8 @@ mod tests {
         let mut other = original.clone();
         other[100] = 8;
         let wrong = compress_blocks(&other, 65_536, Compressor::Ref, 1).unwrap();
-        let err = measure(
-            &original,
-            &wrong,
-            &[Contender::Ref],
-            plan,
-            Some(&mut flush),
-            &mut Rng::new(1),
-            || {},
-        )
-        .unwrap_err();
+        let err = measure_quietly(&original, &wrong, &[Contender::Ref], plan, Some(&mut flush))
+            .unwrap_err();
         assert!(err.contains("ref") && err.contains("offset 100"), "{err}");
     }
 
@@ -545,30 +550,19 @@ mod tests {
             stat: Stat::Min,
             adapt_seed: 0,
         };
-        let err = measure(
-            &original,
-            &blocks,
-            &[Contender::Ref],
-            plan,
-            None,
-            &mut Rng::new(1),
-            || {},
-        )
-        .unwrap_err();
+        let err = measure_quietly(&original, &blocks, &[Contender::Ref], plan, None).unwrap_err();
         assert!(err.contains("ref: block 0"), "{err}");
 
         // Same length, wrong bytes: the byte check catches it.
         let mut other = original.clone();
         other[100] = 8;
         let good = compress_blocks(&other, 65_536, Compressor::Ref, 1).unwrap();
-        let err = measure(
+        let err = measure_quietly(
             &original,
             &good,
             &[Contender::Memcpy, Contender::Ref],
             plan,
             None,
-            &mut Rng::new(1),
-            || {},
         )
         .unwrap_err();
         assert!(err.contains("ref") && err.contains("offset 100"), "{err}");
