@@ -226,7 +226,14 @@ fn json_parses_and_describes_every_file_of_a_directory() {
         assert!(!f.get("best").str().is_empty());
         assert!(!f.get("preferred").str().is_empty());
         assert!(!f.get("arms").arr().is_empty());
+        // The variant the adaptive decoder started on: none, or a candidate.
+        if let Json::Str(prior) = f.get("prior") {
+            let arms = f.get("arms").arr();
+            assert!(arms.iter().any(|a| a.get("variant").str() == prior));
+        }
     }
+    // Nothing had settled in this process before the first file.
+    assert!(matches!(files[0].get("prior"), Json::Null));
     let summary = json.get("summary");
     assert!(summary.get("geomean").get("adapt_boost").num() > 0.0);
     assert!(

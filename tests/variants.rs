@@ -246,3 +246,113 @@ fn a_corrupt_block_in_a_batch_is_an_error_and_decoding_goes_on() {
         assert_eq!(&out[..n], *b, "block {i}");
     }
 }
+
+/// 64 KiB blocks of the test shapes and their compressed forms.
+fn big_blocks() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let data: Vec<u8> = shapes().concat();
+    let blocks: Vec<Vec<u8>> = data.chunks(64 << 10).map(<[u8]>::to_vec).collect();
+    let compressed = blocks.iter().map(|b| block::compress(b, 1)).collect();
+    (blocks, compressed)
+}
+
+/// Decode `blocks` over and over with `d`, checking each, until `done`
+/// says so after a block (or `limit` bytes are out); returns the bytes
+/// decoded.
+fn decode_until(
+    d: &mut Decoder,
+    (blocks, compressed): &(Vec<Vec<u8>>, Vec<Vec<u8>>),
+    limit: usize,
+    mut done: impl FnMut(&Decoder, usize) -> bool,
+) -> usize {
+    let mut out = vec![0u8; 64 << 10];
+    let mut total = 0;
+    while total < limit {
+        for (b, c) in blocks.iter().zip(compressed) {
+            let n = d.decompress_into(c, &mut out).unwrap();
+            assert_eq!(&out[..n], &b[..]);
+            total += n;
+            if done(d, total) {
+                return total;
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn a_decoder_started_on_a_prior_trusts_it_then_explores() {
+    let work = big_blocks();
+    let candidates = Variant::candidates();
+    // The last candidate: never the CPU default, so what runs first is
+    // the prior's doing.
+    let prior = *candidates.last().unwrap();
+    let mut d = Decoder::with_seed(9).with_prior(Some(prior));
+    assert_eq!(d.preferred(), prior);
+    // Up to the trust limit, the prior decodes every block, untimed.
+    let trusted = decode_until(&mut d, &work, usize::MAX, |d, total| {
+        let next_block = 64 << 10;
+        if total + next_block > block::PRIOR_TRUST_BYTES {
+            return true;
+        }
+        assert_eq!(d.last_variant(), prior);
+        false
+    });
+    let stats = d.stats();
+    for s in &stats {
+        assert_eq!(s.timed, 0, "{stats:?}");
+        assert_eq!(s.blocks > 0, s.variant == prior, "{stats:?}");
+    }
+    // After it, the decoder explores every candidate.
+    decode_until(&mut d, &work, trusted + (32 << 20), |d, _| {
+        d.stats().iter().all(|s| s.timed > 0)
+    });
+    let stats = d.stats();
+    assert!(stats.iter().all(|s| s.timed > 0), "{stats:?}");
+}
+
+#[test]
+fn a_prior_that_is_no_candidate_or_none_changes_nothing() {
+    let work = big_blocks();
+    let fixed = Variant::Portable8;
+    let other = *Variant::candidates().last().unwrap();
+    // A fixed decoder stays fixed.
+    let mut d = Decoder::with_variant(fixed)
+        .unwrap()
+        .with_prior(Some(other));
+    decode_until(&mut d, &work, 1 << 20, |_, _| false);
+    assert_eq!(d.stats().len(), 1);
+    assert_eq!(d.last_variant(), fixed);
+    // A variant that is not a candidate, or none: the adaptive decoder
+    // explores from its first blocks, as without a prior.
+    for prior in [Some(fixed), None] {
+        let mut d = Decoder::with_seed(4).with_prior(prior);
+        decode_until(&mut d, &work, 1 << 20, |_, _| false);
+        let stats = d.stats();
+        assert!(stats.iter().all(|s| s.variant != fixed), "{stats:?}");
+        assert!(
+            stats.iter().filter(|s| s.blocks > 0).count() > 1,
+            "{stats:?}"
+        );
+    }
+}
+
+#[test]
+fn a_converged_decoder_votes_for_the_process_prior() {
+    let work = big_blocks();
+    let sum = || -> u32 { Decoder::process_votes().iter().map(|v| v.1).sum() };
+    let before = sum();
+    let mut d = Decoder::with_seed(11);
+    // Converged: the settled variant has 32 timings (CONVERGED_SAMPLES).
+    let converged = |d: &Decoder| d.stats().iter().any(|s| s.timed >= 32);
+    decode_until(&mut d, &work, 256 << 20, |d, _| converged(d));
+    assert!(converged(&d), "{:?}", d.stats());
+    // Other tests' decoders may vote meanwhile, so the total only grows;
+    // this decoder's vote is in it, and a prior exists.
+    let after = sum();
+    assert!(after > before, "{before} -> {after}");
+    let prior = Decoder::process_prior().expect("a decoder has voted");
+    assert!(Variant::candidates().contains(&prior));
+    let votes = Decoder::process_votes();
+    assert_eq!(votes.len(), Variant::candidates().len());
+    assert!(votes.iter().any(|&(v, n)| v == prior && n > 0), "{votes:?}");
+}

@@ -135,6 +135,9 @@ pub struct Plan {
 /// What the adaptive decoder ended up with on one input.
 #[derive(Debug, Clone)]
 pub struct AdaptOutcome {
+    /// The variant it started on (`Decoder::process_prior()` when it was
+    /// built), if any: see `Decoder::with_prior`.
+    pub prior: Option<Variant>,
     /// `Decoder::preferred()`: the variant it believes fastest.
     pub preferred: Variant,
     /// `Decoder::last_variant()`: the variant of the last block.
@@ -172,22 +175,34 @@ enum Engine {
 struct Runner {
     contender: Contender,
     engine: Engine,
+    /// The prior an adaptive engine started on.
+    prior: Option<Variant>,
 }
 
 impl Runner {
     fn new(contender: Contender, adapt_seed: u64) -> Result<Runner, String> {
+        let prior = match contender {
+            Contender::Adapt => Decoder::process_prior(),
+            _ => None,
+        };
         let engine = match contender {
             Contender::Ref => Engine::Ref,
             Contender::Lz4Flex => Engine::Lz4Flex,
             Contender::Fixed(v) => {
                 Engine::Lzkit(Decoder::with_variant(v).map_err(|e| e.to_string())?)
             }
-            // What Decoder::new() builds, with a seed of ours, so that
-            // --seed repeats the bandit's random choices too.
-            Contender::Adapt => Engine::Lzkit(Decoder::with_seed(adapt_seed)),
+            // What Decoder::new() builds (starting on the variant this
+            // process's earlier adaptive decoders settled on most often),
+            // with a seed of ours, so that --seed repeats the bandit's
+            // random choices too.
+            Contender::Adapt => Engine::Lzkit(Decoder::with_seed(adapt_seed).with_prior(prior)),
             Contender::Memcpy => Engine::Memcpy,
         };
-        Ok(Runner { contender, engine })
+        Ok(Runner {
+            contender,
+            engine,
+            prior,
+        })
     }
 
     /// Decode the first `blocks` blocks of `work` into `out` (the
@@ -217,6 +232,7 @@ impl Runner {
     fn adapt_outcome(&self) -> Option<AdaptOutcome> {
         match (&self.engine, self.contender) {
             (Engine::Lzkit(d), Contender::Adapt) => Some(AdaptOutcome {
+                prior: self.prior,
                 preferred: d.preferred(),
                 last: d.last_variant(),
                 arms: d.stats(),

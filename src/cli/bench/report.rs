@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use lzkit::lz4::block::{MIN_TIMED_BYTES, Variant};
+use lzkit::lz4::block::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, Variant};
 
 use super::measure::{AdaptOutcome, Stat};
 use super::render::{
@@ -487,11 +487,30 @@ impl Report {
                 self.files.len()
             ),
         ];
+        let primed: Vec<String> = self
+            .settings
+            .candidates
+            .iter()
+            .map(|&v| {
+                let n = self.files.iter().filter(|f| f.adapt.prior == Some(v));
+                (v, n.count())
+            })
+            .filter(|&(_, n)| n > 0)
+            .map(|(v, n)| format!("{} on {n}", v.name()))
+            .collect();
+        if !primed.is_empty() {
+            lines.push(format!(
+                "started on the process prior (the variant earlier files' adaptive decoders \
+                 settled on most often; trusted for the first {} MiB, then explored): {}",
+                PRIOR_TRUST_BYTES >> 20,
+                primed.join(", ")
+            ));
+        }
         if sum.untimed > 0 {
             lines.push(format!(
                 "{} files were decoded without a single timing of {} KiB or more completing: \
-                 the adaptive decoder used its default variant (see last); preferred() then \
-                 names its first candidate",
+                 the adaptive decoder used the variant it started on, the process prior or \
+                 its default (see last and preferred)",
                 sum.untimed,
                 MIN_TIMED_BYTES >> 10
             ));
@@ -608,6 +627,12 @@ impl Report {
             ("adapt_over_max", json_num(d.adapt_over_max)),
             ("preferred", json_str(f.adapt.preferred.name())),
             ("last", json_str(f.adapt.last.name())),
+            (
+                "prior",
+                f.adapt
+                    .prior
+                    .map_or_else(|| "null".to_string(), |v| json_str(v.name())),
+            ),
             ("arms", arms),
         ])
     }
@@ -692,6 +717,7 @@ mod tests {
                 memcpy: 20.0,
             },
             adapt: AdaptOutcome {
+                prior: None,
                 preferred: Variant::Portable8,
                 last: Variant::Portable8,
                 arms: vec![VariantStats {

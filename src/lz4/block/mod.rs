@@ -27,7 +27,7 @@ mod hc;
 mod variant;
 
 pub(crate) use compress::Compressor;
-pub use decoder::{Decoder, MIN_TIMED_BYTES, VariantStats};
+pub use decoder::{Decoder, MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
 pub use variant::{Shape, Variant};
 
 use std::cell::RefCell;
