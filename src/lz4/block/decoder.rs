@@ -165,7 +165,7 @@ impl Decoder {
     /// The variant that this process's adaptive decoders settled on most
     /// often, or `None` before any has settled. Each adaptive decoder
     /// votes once, when it has tried every candidate and timed its
-    /// favourite [`CONVERGED_SAMPLES`] times; ties go to the earlier
+    /// favourite 32 times (`CONVERGED_SAMPLES`); ties go to the earlier
     /// candidate.
     pub fn process_prior() -> Option<Variant> {
         let (best, votes) = Decoder::process_votes()
