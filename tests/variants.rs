@@ -198,25 +198,15 @@ fn unavailable_variant_is_an_error() {
 fn small_blocks_are_timed_in_batches() {
     // 4 KiB blocks, each far below MIN_TIMED_BYTES: the adaptive decoder
     // times runs of them together, so it still learns.
-    let data: Vec<u8> = shapes().concat();
-    let blocks: Vec<&[u8]> = data.chunks(4 << 10).collect();
-    let compressed: Vec<Vec<u8>> = blocks.iter().map(|b| block::compress(b, 1)).collect();
+    let work = shape_blocks(4 << 10);
     let mut d = Decoder::with_seed(3);
-    let mut out = vec![0u8; 4 << 10];
-    let mut total = 0usize;
     // A converged decoder times small blocks rarely (its untimed share
     // grows with the blocks per timing), so go on until every arm has
-    // been timed, within a bound.
-    for _ in 0..40 {
-        for (b, c) in blocks.iter().zip(&compressed) {
-            let n = d.decompress_into(c, &mut out).unwrap();
-            assert_eq!(&out[..n], *b);
-            total += n;
-        }
-        if d.stats().iter().all(|s| s.timed > 0) {
-            break;
-        }
-    }
+    // been timed, within a bound of 40 passes.
+    let passes = 40 * work.0.iter().map(Vec::len).sum::<usize>();
+    let total = decode_until(&mut d, &work, passes, |d, _| {
+        d.stats().iter().all(|s| s.timed > 0)
+    });
     let stats = d.stats();
     let timed: u64 = stats.iter().map(|s| u64::from(s.timed)).sum();
     // Every candidate was timed, and no timing covered less than the
@@ -247,12 +237,17 @@ fn a_corrupt_block_in_a_batch_is_an_error_and_decoding_goes_on() {
     }
 }
 
-/// 64 KiB blocks of the test shapes and their compressed forms.
-fn big_blocks() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+/// The test shapes in blocks of `size` bytes, and their compressed forms.
+fn shape_blocks(size: usize) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let data: Vec<u8> = shapes().concat();
-    let blocks: Vec<Vec<u8>> = data.chunks(64 << 10).map(<[u8]>::to_vec).collect();
+    let blocks: Vec<Vec<u8>> = data.chunks(size).map(<[u8]>::to_vec).collect();
     let compressed = blocks.iter().map(|b| block::compress(b, 1)).collect();
     (blocks, compressed)
+}
+
+/// 64 KiB blocks of the test shapes and their compressed forms.
+fn big_blocks() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    shape_blocks(64 << 10)
 }
 
 /// Decode `blocks` over and over with `d`, checking each, until `done`
@@ -264,7 +259,7 @@ fn decode_until(
     limit: usize,
     mut done: impl FnMut(&Decoder, usize) -> bool,
 ) -> usize {
-    let mut out = vec![0u8; 64 << 10];
+    let mut out = vec![0u8; blocks.iter().map(Vec::len).max().unwrap_or(0)];
     let mut total = 0;
     while total < limit {
         for (b, c) in blocks.iter().zip(compressed) {
@@ -328,6 +323,7 @@ fn a_prior_that_is_no_candidate_or_none_changes_nothing() {
         let mut d = Decoder::with_seed(4).with_prior(prior);
         decode_until(&mut d, &work, 1 << 20, |_, _| false);
         let stats = d.stats();
+        // The premise: the fixed variant is no candidate of this CPU.
         assert!(stats.iter().all(|s| s.variant != fixed), "{stats:?}");
         assert!(
             stats.iter().filter(|s| s.blocks > 0).count() > 1,

@@ -163,6 +163,9 @@ struct Summary {
     worst: Vec<Worst>,
     /// Files on which each candidate was the adaptive decoder's preference.
     preferred: Vec<(Variant, usize)>,
+    /// Files on which each candidate was the variant the adaptive decoder
+    /// started on (the process prior).
+    primed: Vec<(Variant, usize)>,
     /// Files on which the preference was the fastest fixed variant.
     preferred_is_best: usize,
     /// Files of which the adaptive decoder timed no block (all too small).
@@ -205,12 +208,15 @@ impl Summary {
             worst_of("adapt_over_max", &|i| derived[i].adapt_over_max),
             worst_of("adapt_over_fixed", &over_fixed),
         ];
-        let preferred = report
-            .settings
-            .candidates
-            .iter()
-            .map(|&v| (v, files.iter().filter(|f| f.adapt.preferred == v).count()))
-            .collect();
+        // Files per candidate on which `which` names that candidate.
+        let per_candidate = |which: &dyn Fn(&FileResult) -> Option<Variant>| {
+            let candidates = report.settings.candidates.iter();
+            candidates
+                .map(|&v| (v, files.iter().filter(|f| which(f) == Some(v)).count()))
+                .collect()
+        };
+        let preferred = per_candidate(&|f| Some(f.adapt.preferred));
+        let primed = per_candidate(&|f| f.adapt.prior);
         Summary {
             bytes: files.iter().map(|f| f.bytes).sum(),
             blocks: files.iter().map(|f| f.blocks).sum(),
@@ -232,6 +238,7 @@ impl Summary {
             adapt_over_fixed: geo(&over_fixed),
             worst,
             preferred,
+            primed,
             preferred_is_best: files
                 .iter()
                 .zip(derived)
@@ -243,6 +250,13 @@ impl Summary {
                 .count(),
         }
     }
+}
+
+/// "variant on n" for each (variant, file count).
+fn on_files<'a>(counts: impl Iterator<Item = &'a (Variant, usize)>) -> Vec<String> {
+    counts
+        .map(|(v, n)| format!("{} on {n}", v.name()))
+        .collect()
 }
 
 /// Names of the speed columns shared by every format.
@@ -468,11 +482,7 @@ impl Report {
     }
 
     fn adapt_lines(&self, sum: &Summary) -> Vec<String> {
-        let counts: Vec<String> = sum
-            .preferred
-            .iter()
-            .map(|(v, n)| format!("{} on {n}", v.name()))
-            .collect();
+        let counts = on_files(sum.preferred.iter());
         let mut lines = vec![
             "adaptive decoder per file: preferred = Decoder::preferred() after all rounds, last = \
              last_variant(), best = fastest fixed variant, pulls = blocks each candidate decoded \
@@ -487,17 +497,7 @@ impl Report {
                 self.files.len()
             ),
         ];
-        let primed: Vec<String> = self
-            .settings
-            .candidates
-            .iter()
-            .map(|&v| {
-                let n = self.files.iter().filter(|f| f.adapt.prior == Some(v));
-                (v, n.count())
-            })
-            .filter(|&(_, n)| n > 0)
-            .map(|(v, n)| format!("{} on {n}", v.name()))
-            .collect();
+        let primed = on_files(sum.primed.iter().filter(|c| c.1 > 0));
         if !primed.is_empty() {
             lines.push(format!(
                 "started on the process prior (the variant earlier files' adaptive decoders \
