@@ -22,6 +22,7 @@
 //! we keep the *minimum* time per contender over the rounds, the run least
 //! disturbed by the neighbours. Every sample's output is checked byte for
 //! byte; any mismatch aborts the run.
+#![allow(clippy::undocumented_unsafe_blocks)] // TEMP: the C wrappers move to lzkit-testkit
 
 use clap::Parser;
 use lz4_sys::{

@@ -13,10 +13,10 @@
 use super::header::{
     BLOCK_STORED_FLAG, BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic,
 };
-use super::parallel::{IN_FLIGHT_PER_THREAD, Ordered, build_pool, effective_threads};
 use super::{BlockMode, DecodeOptions, LEGACY_BLOCK_SIZE};
 use crate::error::{Error, Result};
 use crate::lz4::block::{self, Decoder, MAX_DISTANCE, with_thread_decoder};
+use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, Pool, effective_threads};
 use std::io::{self, Read};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -424,7 +424,7 @@ fn output_bound(src: &[u8], mut pos: usize, header: &Header) -> usize {
 /// The one-shot decoder's parallel resources, started on first use.
 struct SlicePar {
     threads: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Pool>,
     /// Decoders for the tasks: each task takes one for itself, so they keep
     /// what they learn from batch to batch.
     decoders: Mutex<Vec<Decoder>>,
@@ -583,7 +583,7 @@ fn decode_frame_slice_par(
         r.error
     };
     if par.pool.is_none() && ranges.len() > 1 {
-        par.pool = build_pool(par.threads);
+        par.pool = Pool::new(par.threads);
     }
     match &par.pool {
         Some(pool) if ranges.len() > 1 => {
@@ -594,7 +594,7 @@ fn decode_frame_slice_par(
             pool.in_place_scope(|scope| {
                 for (k, (part, r)) in parts.into_iter().zip(&ranges).enumerate() {
                     let tx = tx.clone();
-                    scope.spawn(move |_| {
+                    scope.spawn(move || {
                         let mut d = take_decoder(decoders);
                         let result = decode_batch(
                             &mut d,

@@ -3,14 +3,12 @@
 //! and skippable frames, the legacy format, frame listing, and a precise
 //! error for each kind of damage.
 
-mod common;
-
-use common::*;
 use lzkit::Error;
 use lzkit::lz4::frame::{
     self, BlockMode, BlockSize, FrameDecoder, FrameEncoder, FrameKind, FrameOptions,
     LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MAGIC, decompress, decompress_with_dict, list_frames,
 };
+use lzkit_testkit::*;
 use proptest::prelude::*;
 use std::io::{self, Read, Write};
 use std::sync::Arc;

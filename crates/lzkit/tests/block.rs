@@ -3,15 +3,13 @@
 //! the format rules by an independent reader, buffer-size handling, and
 //! precise errors on malformed blocks.
 
-mod common;
-
-use common::*;
 use lzkit::lz4::block::{
     self, LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, compress, compress_into,
     compress_with_dict, decompress, decompress_into, decompress_with_dict_into,
     max_compressed_size,
 };
 use lzkit::{BlockFault, Error};
+use lzkit_testkit::*;
 use proptest::prelude::*;
 
 /// Compress `data` at `level` and check everything a caller may rely on:

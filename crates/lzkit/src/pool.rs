@@ -1,6 +1,10 @@
-//! What the parallel encoder and decoders share: the thread count, the
-//! worker pool, and [`Ordered`], a queue of jobs running on the pool whose
-//! results come back in submission order.
+//! The job pool, codec-neutral: what parallel encoders and decoders share.
+//! The thread count, the worker [`Pool`], and [`Ordered`], a queue of jobs
+//! running on the pool whose results come back in submission order.
+//!
+//! Without the `parallel` feature (rayon) no pool can be started:
+//! [`Pool::new`] returns `None` and every caller does its work on the
+//! calling thread, with the same results.
 //!
 //! Jobs never depend on each other's output, so any number of them may run
 //! at once; the caller bounds how many are queued (and so the memory held)
@@ -35,15 +39,86 @@ pub fn effective_threads(requested: usize) -> usize {
     n.min(MAX_THREADS)
 }
 
-/// A pool of `threads` workers, or `None` if the system would not start
-/// them (callers then do the work on the calling thread, with the same
-/// result).
-pub(crate) fn build_pool(threads: usize) -> Option<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("lzkit-{i}"))
-        .build()
-        .ok()
+/// A pool of worker threads.
+pub(crate) struct Pool {
+    #[cfg(feature = "parallel")]
+    inner: rayon::ThreadPool,
+    /// Without the `parallel` feature a pool cannot exist.
+    #[cfg(not(feature = "parallel"))]
+    never: std::convert::Infallible,
+}
+
+/// Jobs spawned in a [`Pool::in_place_scope`]: they may borrow from the
+/// caller's stack, and all have finished when the scope returns.
+pub(crate) struct Scope<'a, 's> {
+    #[cfg(feature = "parallel")]
+    inner: &'a rayon::Scope<'s>,
+    #[cfg(not(feature = "parallel"))]
+    never: (
+        std::convert::Infallible,
+        std::marker::PhantomData<&'a &'s ()>,
+    ),
+}
+
+impl Pool {
+    /// A pool of `threads` workers, or `None` if the system would not start
+    /// them or the `parallel` feature is off (callers then do the work on
+    /// the calling thread, with the same result).
+    pub(crate) fn new(threads: usize) -> Option<Pool> {
+        #[cfg(feature = "parallel")]
+        {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("lzkit-{i}"))
+                .build()
+                .ok()
+                .map(|inner| Pool { inner })
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = threads;
+            None
+        }
+    }
+
+    /// Run `job` on a worker.
+    pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        #[cfg(feature = "parallel")]
+        self.inner.spawn(job);
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = job;
+            match self.never {}
+        }
+    }
+
+    /// Run `f` on the calling thread with a [`Scope`] whose jobs run on the
+    /// workers; returns when `f` and every job spawned in the scope are done
+    /// (re-raising a job's panic).
+    pub(crate) fn in_place_scope<'s, R>(&self, f: impl FnOnce(&Scope<'_, 's>) -> R) -> R {
+        #[cfg(feature = "parallel")]
+        {
+            self.inner.in_place_scope(|s| f(&Scope { inner: s }))
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = f;
+            match self.never {}
+        }
+    }
+}
+
+impl<'s> Scope<'_, 's> {
+    /// Run `job` on a worker of the scope's pool.
+    pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 's) {
+        #[cfg(feature = "parallel")]
+        self.inner.spawn(move |_| job());
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = job;
+            match self.never.0 {}
+        }
+    }
 }
 
 /// A job's result, or the panic it ended with.
@@ -63,7 +138,7 @@ enum Slot<T> {
 /// calling thread when submitted, with the same results.
 pub(crate) struct Ordered<T> {
     threads: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Pool>,
     /// The pool could not be started: run jobs here.
     inline: bool,
     queue: VecDeque<Slot<T>>,
@@ -88,7 +163,7 @@ impl<T: Send + 'static> Ordered<T> {
     /// Run `job` on the pool; its result comes after everything queued before.
     pub(crate) fn submit(&mut self, job: impl FnOnce() -> T + Send + 'static) {
         if self.pool.is_none() && !self.inline {
-            self.pool = build_pool(self.threads);
+            self.pool = Pool::new(self.threads);
             self.inline = self.pool.is_none();
         }
         let Some(pool) = &self.pool else {

@@ -13,5 +13,6 @@ pub mod bandit;
 pub mod error;
 mod kernels;
 pub mod lz4;
+mod pool;
 
 pub use error::{BlockFault, Error, Result};

@@ -11,10 +11,10 @@
 //! prompt as block-by-block streaming.
 
 use super::header::{BLOCK_STORED_FLAG, Header};
-use super::parallel::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
 use super::{BlockMode, FrameOptions, LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MIN_JOB_SIZE};
 use crate::error::Error;
 use crate::lz4::block::{Compressor, MAX_DISTANCE, max_compressed_size};
+use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
 use std::io::{self, Write};
 use std::sync::Arc;
 use xxhash_rust::xxh32::{Xxh32, xxh32};

@@ -52,6 +52,7 @@ impl<const W: usize> Kernel for Portable<W> {
         // pattern path loads the 8 history bytes before `dst` (contract:
         // HISTORY) and keeps the last `offset`; its stores end
         // before `dst + len + 8`.
+        // SAFETY: as above.
         unsafe {
             let src = dst.sub(offset);
             if offset >= W {

@@ -343,6 +343,7 @@ fn fast_loop<K: Kernel, const S: u8>(
     // addressing. This measured about 5% faster than indices.
     // SAFETY: all four are at most the slices' ends.
     let (ilim, olim) = unsafe { (sp.add(ilimit), bp.add(olimit)) };
+    // SAFETY: `ip <= src.len()` and `op <= buf.len()` (positions in the slices).
     let (mut ipp, mut opp) = unsafe { (sp.add(ip), bp.add(op)) };
     while ipp <= ilim && opp <= olim {
         // SAFETY: ipp < iend (loop condition).

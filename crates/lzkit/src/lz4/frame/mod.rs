@@ -23,13 +23,12 @@ mod decoder;
 mod encoder;
 mod header;
 mod list;
-mod parallel;
 
+pub use crate::pool::effective_threads;
 pub use decoder::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
 pub use encoder::{FrameEncoder, compress};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, list_frames};
-pub use parallel::effective_threads;
 
 use std::sync::Arc;
 

@@ -247,7 +247,9 @@ impl ChainFinder {
             // `low_limit + longest <= high_limit < buf.len()`; the 4 bytes at
             // `cand` end before `ip + 4 <= high_limit`.
             if !(M::FAVOR_DEC_SPEED && ip_idx - m < FAVOR_MIN_OFFSET)
+                // SAFETY: the 2 bytes at `cand + probe` (above).
                 && unsafe { load_u16(cand.add(probe)) } == tail
+                // SAFETY: the 4 bytes at `cand` (above).
                 && unsafe { load_u32(cand) } == pattern
             {
                 let mp = (m - base) as usize;

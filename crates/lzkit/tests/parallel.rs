@@ -8,20 +8,16 @@
 //! * Parallel decoding (one-shot and streaming) gives the same bytes as
 //!   serial decoding, and on corrupt input the same error, after the same
 //!   bytes (streaming).
-//! * The CLI's `-T#`, `--threads=#` and `LZ4_NBWORKERS` change nothing in
-//!   the output.
+//!
+//! The CLI's `-T#` checks are in the `lzkit-cli` crate's `threads` test.
 
-mod common;
-
-use common::*;
 use lzkit::Error;
 use lzkit::lz4::frame::{
     self, BlockMode, BlockSize, DecodeOptions, FrameDecoder, FrameEncoder, FrameOptions,
     MIN_JOB_SIZE,
 };
+use lzkit_testkit::*;
 use std::io::{Read, Write};
-use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 /// Thread counts every encoder check compares.
@@ -71,45 +67,6 @@ fn same_for_every_thread_count(src: &[u8], o: &FrameOptions, what: &str) -> Vec<
         .unwrap_or_else(|e| panic!("{what}: serial decode: {e}"));
     assert_same(&back, src, &format!("{what}: round trip"));
     serial
-}
-
-/// Whether the reference `lz4` command is on PATH (noted once if not).
-fn lz4_available() -> bool {
-    static OK: OnceLock<bool> = OnceLock::new();
-    *OK.get_or_init(|| {
-        let ok = Command::new("lz4")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            eprintln!("note: `lz4` is not on PATH; reference decoding checks are skipped");
-        }
-        ok
-    })
-}
-
-/// Decode `f` with the reference `lz4` and compare with `expected`.
-fn check_with_lz4(f: &[u8], dict: Option<&[u8]>, expected: &[u8], what: &str) {
-    if !lz4_available() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("f.lz4");
-    std::fs::write(&path, f).unwrap();
-    let mut cmd = Command::new("lz4");
-    cmd.args(["-d", "-c"]);
-    if let Some(d) = dict {
-        let dp = dir.path().join("dict");
-        std::fs::write(&dp, d).unwrap();
-        cmd.arg("-D").arg(&dp);
-    }
-    let out = cmd.arg(&path).output().expect("run lz4");
-    assert!(
-        out.status.success(),
-        "{what}: lz4 -d failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_same(&out.stdout, expected, &format!("{what}: decoded by lz4"));
 }
 
 fn options(
@@ -613,54 +570,5 @@ fn random_corruption_agrees() {
             }
             let _ = check_decoders_agree(&g, dict, &format!("frame {fi}, mutation {i}"));
         }
-    }
-}
-
-// --------------------------------------------------------------------- CLI
-
-const BIN: &str = env!("CARGO_BIN_EXE_lzkit");
-
-fn lzkit(dir: &Path, args: &[&str], env: Option<(&str, &str)>) -> Vec<u8> {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir).args(args).env_remove("LZ4_NBWORKERS");
-    if let Some((k, v)) = env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run lzkit");
-    assert!(
-        out.status.success(),
-        "lzkit {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-#[test]
-fn cli_threads_change_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = &data()[..JOB + 100_001];
-    std::fs::write(dir.path().join("in"), src).unwrap();
-    let d = dir.path();
-    for extra in [&[][..], &["-BD", "-B4"][..], &["-l"][..]] {
-        let args = |t: &'static str| [&["-c", "-q"][..], extra, &[t, "in"][..]].concat();
-        let one = lzkit(d, &args("-T1"), None);
-        for t in ["-T2", "-T3", "-T8", "-T0", "-T"] {
-            assert_same(&lzkit(d, &args(t), None), &one, &format!("{extra:?} {t}"));
-        }
-        let long = [&["-c", "-q", "--threads=2"][..], extra, &["in"][..]].concat();
-        assert_same(&lzkit(d, &long, None), &one, "--threads=2");
-        let env = [&["-c", "-q"][..], extra, &["in"][..]].concat();
-        assert_same(
-            &lzkit(d, &env, Some(("LZ4_NBWORKERS", "3"))),
-            &one,
-            "LZ4_NBWORKERS=3",
-        );
-        assert_same(&lzkit(d, &env, None), &one, "default threads");
-        std::fs::write(d.join("in.lz4"), &one).unwrap();
-        for t in ["-T1", "-T4"] {
-            let back = lzkit(d, &["-d", "-c", "-q", t, "in.lz4"], None);
-            assert_same(&back, src, &format!("{extra:?} -d {t}"));
-        }
-        check_with_lz4(&one, None, src, &format!("CLI {extra:?}"));
     }
 }

@@ -1,10 +1,10 @@
-//! Shared helpers for the integration tests: deterministic data generators,
-//! an independent reference parser/decoder of the LZ4 block format (written
-//! from the format description, deliberately simple and slow), frame-building
-//! helpers and the compression levels under test.
-//!
-//! Every test binary includes this module but uses only part of it.
-#![allow(dead_code)]
+//! Test support for the lzkit workspace (not published): deterministic data
+//! generators and the one seeded PRNG, an independent reference
+//! parser/decoder of the LZ4 block format (written from the format
+//! description, deliberately simple and slow), frame-building helpers and
+//! the compression levels under test. Tests, benchmarks, fuzz targets and
+//! `lzkit bench` share it.
+#![allow(missing_docs)]
 
 use lzkit::lz4::frame::{BlockMode, BlockSize, FrameOptions};
 use std::sync::Arc;
@@ -645,4 +645,53 @@ pub fn push_last(out: &mut Vec<u8>, lits: &[u8]) {
         push_len(out, ll - 15);
     }
     out.extend_from_slice(lits);
+}
+
+// ---------------------------------------------------------------------------
+// The reference `lz4` command.
+// ---------------------------------------------------------------------------
+
+/// Whether the reference `lz4` command is on PATH (noted once if not).
+pub fn lz4_available() -> bool {
+    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OK.get_or_init(|| {
+        let ok = std::process::Command::new("lz4")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            // In CI a missing `lz4` is a setup failure, not a reason to pass
+            // without checking.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "`lz4` is not on PATH in CI: install it (apt-get install lz4)"
+            );
+            eprintln!("note: `lz4` is not on PATH; reference decoding checks are skipped");
+        }
+        ok
+    })
+}
+
+/// Decode `f` with the reference `lz4` and compare with `expected`.
+pub fn check_with_lz4(f: &[u8], dict: Option<&[u8]>, expected: &[u8], what: &str) {
+    if !lz4_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.lz4");
+    std::fs::write(&path, f).unwrap();
+    let mut cmd = std::process::Command::new("lz4");
+    cmd.args(["-d", "-c"]);
+    if let Some(d) = dict {
+        let dp = dir.path().join("dict");
+        std::fs::write(&dp, d).unwrap();
+        cmd.arg("-D").arg(&dp);
+    }
+    let out = cmd.arg(&path).output().expect("run lz4");
+    assert!(
+        out.status.success(),
+        "{what}: lz4 -d failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_same(&out.stdout, expected, &format!("{what}: decoded by lz4"));
 }
