@@ -1,8 +1,14 @@
-//! Deterministic test data in named shapes: random, runs, periodic
-//! patterns, text, low-entropy, mixtures with copies around the 64 KiB
-//! window edge, and repeats that end at the block-end limits; plus the
-//! sizes that matter to the formats. Every generator is a pure function of
-//! its arguments (the stream of [`Rng::for_data`]).
+//! Deterministic test data. Every generator is a pure function of its
+//! arguments, drawn from [`Rng`]:
+//!
+//! * named [`Shape`]s: random, runs, periodic patterns, text, low-entropy,
+//!   mixtures with copies around the 64 KiB window edge, and repeats that
+//!   end at the block-end limits; plus the sizes that matter to the formats;
+//! * [`Kind`]s that stress the compression engines ([`generate_kind`]);
+//! * [`decoder_shapes`], which reach every copy path of the block decoders;
+//! * [`prose_with_noise`], the command-line tests' files.
+//!
+//! The column-like files of the bench corpus are in [`crate::corpus`].
 
 use crate::rng::Rng;
 

@@ -5,7 +5,7 @@
 //! * [`data`]: deterministic test data in named shapes;
 //! * [`corpus`]: the column-like files of `lzkit bench`'s built-in corpus;
 //! * [`c_ref`]: safe wrappers of the C reference (liblz4 via `lz4-sys`);
-//! * [`reference`]: an independent reader of the block format (a slow
+//! * [`reference`](mod@reference): an independent reader of the block format (a slow
 //!   reference decoder and rule checker) and hand-built blocks;
 //! * [`frames`]: frame options, layouts and hand-edited frames;
 //! * [`lz4cmd`]: the reference `lz4` command;

@@ -3,6 +3,11 @@
 use crate::compare::assert_same;
 
 /// Whether the reference `lz4` command is on PATH (noted once if not).
+///
+/// Every check against `lz4` asks this one function. Outside CI a missing
+/// `lz4` skips those checks with a note; in CI (environment variable `CI`
+/// set) it panics instead, so each test that would check against `lz4`
+/// fails rather than passing without checking.
 pub fn lz4_available() -> bool {
     static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OK.get_or_init(|| {
@@ -23,7 +28,8 @@ pub fn lz4_available() -> bool {
     })
 }
 
-/// Decode `f` with the reference `lz4` and compare with `expected`.
+/// Decode `f` with the reference `lz4` and compare with `expected` (skipped
+/// as [`lz4_available`] says).
 pub fn check_with_lz4(f: &[u8], dict: Option<&[u8]>, expected: &[u8], what: &str) {
     if !lz4_available() {
         return;
