@@ -331,15 +331,20 @@ fn frame_option_grid() -> Vec<FrameSettings> {
     v
 }
 
-#[test]
-fn c_frames_decode_with_ours() {
-    let datas = [
+/// The inputs every frame option of [`frame_option_grid`] is tried on.
+fn frame_datasets() -> [(&'static str, Vec<u8>); 5] {
+    [
         ("mixed 300K", mixed(300_000, 1)),
         ("text 70K", text(70_000, 2)),
         ("random 140K", random(140_000, 3)),
         ("empty", Vec::new()),
         ("tiny", b"abcabcabcabcabcabc".to_vec()),
-    ];
+    ]
+}
+
+#[test]
+fn c_frames_decode_with_ours() {
+    let datas = frame_datasets();
     for (name, data) in &datas {
         for o in frame_option_grid() {
             let f = c_frame(data, &o, None);
@@ -379,13 +384,7 @@ fn c_frames_decode_with_ours() {
 
 #[test]
 fn our_frames_decode_with_c() {
-    let datas = [
-        ("mixed 300K", mixed(300_000, 1)),
-        ("text 70K", text(70_000, 2)),
-        ("random 140K", random(140_000, 3)),
-        ("empty", Vec::new()),
-        ("tiny", b"abcabcabcabcabcabc".to_vec()),
-    ];
+    let datas = frame_datasets();
     for (name, data) in &datas {
         for o in frame_option_grid() {
             let f = frame::compress(data, &our_frame_opts(&o, data.len(), None));
