@@ -6,7 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lzkit_fuzz::{BLOCK_DECODERS, c_block_decode, dictionary};
+use lzkit_fuzz::{block_decoders, dictionary};
+use lzkit_testkit::c_ref;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 3 {
@@ -27,17 +28,17 @@ fuzz_target!(|data: &[u8]| {
         &d[d.len() - len..]
     };
     let fill = ctl ^ 0x5A;
-    let reference = c_block_decode(src, cap, dict, fill);
+    let reference = c_ref::decompress(src, cap, dict, fill);
 
     let mut first: Option<(&str, Option<Vec<u8>>)> = None;
-    for v in BLOCK_DECODERS {
+    for v in block_decoders() {
         if !dict.is_empty() && !v.dict {
             continue;
         }
         let mut outcomes = Vec::new();
         for garbage in [fill, !fill] {
             let mut dst = vec![garbage; cap];
-            let r = (v.decode)(src, &mut dst, dict);
+            let r = v.decode(src, &mut dst, dict);
             match (&reference, &r) {
                 (None, Ok(n)) => {
                     panic!("{}: C rejects the block, we accept it ({n} bytes)", v.name)
@@ -69,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
         );
         let outcome = outcomes.pop().unwrap();
         match &first {
-            None => first = Some((v.name, outcome)),
+            None => first = Some((v.name.as_str(), outcome)),
             Some((name, o)) => assert_eq!(o, &outcome, "variants {name} and {} disagree", v.name),
         }
     }

@@ -8,20 +8,13 @@
 
 use libfuzzer_sys::fuzz_target;
 use lzkit::lz4::block;
-use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
-use lzkit_fuzz::{
-    BLOCK_DECODERS, CFrame, FRAME_DECODERS, c_block_decode, c_frame_decode, dictionary,
-};
+use lzkit::lz4::frame::{self, BlockMode, FrameOptions};
+use lzkit_fuzz::{CFrame, FRAME_DECODERS, block_decoders, c_frame_decode, dictionary};
+use lzkit_testkit::{BLOCK_SIZES, c_ref};
 use std::io::Write;
 use std::sync::Arc;
 
 const LEVELS: [i32; 8] = [-5, -1, 0, 1, 2, 9, 12, 3];
-const BLOCK_SIZES: [BlockSize; 4] = [
-    BlockSize::Max64KB,
-    BlockSize::Max256KB,
-    BlockSize::Max1MB,
-    BlockSize::Max4MB,
-];
 
 fuzz_target!(|input: &[u8]| {
     if input.len() < 4 {
@@ -53,13 +46,16 @@ fuzz_target!(|input: &[u8]| {
     let c = block::compress(&data, level);
     assert!(c.len() <= block::max_compressed_size(data.len()));
     let cd = block::compress_with_dict(&data, dict, level);
-    for v in BLOCK_DECODERS {
+    for v in block_decoders() {
         let mut dst = vec![0xA5u8; data.len()];
-        let n = (v.decode)(&c, &mut dst, &[]).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        let n = v
+            .decode(&c, &mut dst, &[])
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
         assert!(dst[..n] == data[..], "{}: block round trip", v.name);
         if v.dict {
             let mut dst = vec![0x5Au8; data.len() + 3];
-            let n = (v.decode)(&cd, &mut dst, dict)
+            let n = v
+                .decode(&cd, &mut dst, dict)
                 .unwrap_or_else(|e| panic!("{} (dict): {e}", v.name));
             assert!(
                 dst[..n] == data[..],
@@ -69,11 +65,11 @@ fuzz_target!(|input: &[u8]| {
         }
     }
     assert!(
-        c_block_decode(&c, data.len(), &[], 0).as_deref() == Some(&data[..]),
+        c_ref::decompress(&c, data.len(), &[], 0).as_deref() == Some(&data[..]),
         "C decode of our block"
     );
     assert!(
-        c_block_decode(&cd, data.len(), dict, 0).as_deref() == Some(&data[..]),
+        c_ref::decompress(&cd, data.len(), dict, 0).as_deref() == Some(&data[..]),
         "C decode of our dictionary block"
     );
 

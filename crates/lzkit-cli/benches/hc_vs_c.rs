@@ -28,10 +28,8 @@
 //! compared with the input; any mismatch aborts.
 
 use clap::Parser;
-use lz4_sys::{LZ4_compress_HC, LZ4_compressBound, LZ4_versionNumber};
 use lzkit::lz4::block;
-use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
-use std::ffi::{c_char, c_int, c_void};
+use lzkit_testkit::{Rng, c_ref};
 use std::hint::black_box;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -39,7 +37,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{c_decompress, file_name, geomean, list_files, parse_size};
+use common::{file_name, geomean, list_files, parse_size};
 
 /// Fixed seed of the round order shuffle, so two runs interleave alike.
 const DEFAULT_SEED: u64 = 0x0068_635F_7673_5F63; // "hc_vs_c"
@@ -145,14 +143,10 @@ fn run(args: &Args) -> Result<(), String> {
         }
     }
     let total: usize = inputs.iter().map(|(_, d)| d.len()).sum();
-    // SAFETY: a plain query with no arguments.
-    let v = unsafe { LZ4_versionNumber() };
     eprintln!(
-        "lzkit vs lz4 C {}.{}.{} ({}): {} files, {:.1} MiB, {} KiB blocks; \
+        "lzkit vs lz4 C {} ({}): {} files, {:.1} MiB, {} KiB blocks; \
          min {} time over {} rounds{} (interleaved, seed {:#x}); every output decoded by both",
-        v / 10000,
-        v / 100 % 100,
-        v % 100,
+        c_ref::version(),
         if args.c_reuse {
             "one state, LZ4_compress_HC_extStateHC_fastReset"
         } else {
@@ -177,7 +171,7 @@ fn run(args: &Args) -> Result<(), String> {
         .max()
         .unwrap_or(8)
         .max(8);
-    let mut rng = StdRng::seed_from_u64(args.seed);
+    let mut rng = Rng::new(args.seed);
     let mut summaries = Vec::new();
     for &level in &args.levels.0 {
         let mut rows = Vec::new();
@@ -262,73 +256,6 @@ fn thread_cpu_seconds() -> Option<f64> {
 }
 
 // ---------------------------------------------------------------------------
-// The C reference, through lz4-sys
-// ---------------------------------------------------------------------------
-
-// Stable liblz4 entry points that lz4-sys builds but does not declare.
-unsafe extern "C" {
-    fn LZ4_sizeofStateHC() -> c_int;
-    fn LZ4_initStreamHC(buffer: *mut c_void, size: usize) -> *mut c_void;
-    fn LZ4_compress_HC_extStateHC_fastReset(
-        state: *mut c_void,
-        src: *const c_char,
-        dst: *mut c_char,
-        src_size: c_int,
-        dst_capacity: c_int,
-        level: c_int,
-    ) -> c_int;
-}
-
-/// A C HC state (`LZ4_streamHC_t`) kept across calls, 8-byte aligned.
-struct CState(Vec<u64>);
-
-impl CState {
-    fn new() -> Self {
-        // SAFETY: a plain query with no arguments.
-        let size = unsafe { LZ4_sizeofStateHC() } as usize;
-        let mut words = vec![0u64; size.div_ceil(8)];
-        // SAFETY: `words` is a writable, aligned buffer of at least `size`
-        // bytes; C initialises it and keeps no pointer to it.
-        let ok = unsafe { LZ4_initStreamHC(words.as_mut_ptr().cast(), size) };
-        assert!(!ok.is_null(), "LZ4_initStreamHC failed");
-        CState(words)
-    }
-
-    /// `LZ4_compress_HC_extStateHC_fastReset`; 0 means failure.
-    fn compress(&mut self, src: &[u8], dst: &mut [u8], level: i32) -> usize {
-        // SAFETY: the state was initialised by `LZ4_initStreamHC`; both
-        // pointers come from live slices with the given lengths.
-        let n = unsafe {
-            LZ4_compress_HC_extStateHC_fastReset(
-                self.0.as_mut_ptr().cast(),
-                src.as_ptr().cast::<c_char>(),
-                dst.as_mut_ptr().cast::<c_char>(),
-                src.len() as c_int,
-                dst.len() as c_int,
-                level,
-            )
-        };
-        n.max(0) as usize
-    }
-}
-
-/// `LZ4_compress_HC`; 0 means failure.
-fn c_compress(src: &[u8], dst: &mut [u8], level: i32) -> usize {
-    // SAFETY: both pointers come from live slices with the given lengths; C
-    // reads at most src.len() bytes and writes at most dst.len() bytes.
-    let n = unsafe {
-        LZ4_compress_HC(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            dst.len() as c_int,
-            level,
-        )
-    };
-    n.max(0) as usize
-}
-
-// ---------------------------------------------------------------------------
 // One file at one level
 // ---------------------------------------------------------------------------
 
@@ -357,7 +284,7 @@ struct FileBench<'a> {
     level: i32,
     out: [Slots; 2],
     /// With `--c-reuse`: the one state C compresses every block with.
-    c_state: Option<CState>,
+    c_state: Option<c_ref::HcState>,
 }
 
 impl FileBench<'_> {
@@ -377,9 +304,10 @@ impl FileBench<'_> {
                 // An error would be a bug: the slot has max_compressed_size room.
                 Who::Lzkit => block::compress_into(&input[r], slot, level).unwrap_or(0),
                 Who::C => match &mut self.c_state {
-                    Some(state) => state.compress(&input[r], slot, level),
-                    None => c_compress(&input[r], slot, level),
-                },
+                    Some(state) => state.compress_into(&input[r], slot, level),
+                    None => c_ref::compress_into(&input[r], slot, level),
+                }
+                .unwrap_or(0),
             };
         }
         black_box(&mut out.sizes);
@@ -406,7 +334,7 @@ impl FileBench<'_> {
                 }
             }
             dec.fill(POISON);
-            match c_decompress(comp, &mut dec) {
+            match c_ref::decompress_into(comp, &mut dec) {
                 Some(n) if dec[..n] == *want => {}
                 other => {
                     return Err(format!(
@@ -446,11 +374,9 @@ impl Row {
     }
 }
 
-fn bench_file(input: &[u8], level: i32, args: &Args, rng: &mut StdRng) -> Result<Row, String> {
+fn bench_file(input: &[u8], level: i32, args: &Args, rng: &mut Rng) -> Result<Row, String> {
     let nblocks = input.len().div_ceil(args.block_size);
-    // SAFETY: a pure function of its argument.
-    let c_bound = unsafe { LZ4_compressBound(args.block_size as c_int) } as usize;
-    let slot = c_bound.max(block::max_compressed_size(args.block_size));
+    let slot = c_ref::bound_for_either(args.block_size);
     let slots = || Slots {
         buf: vec![POISON; nblocks * slot],
         sizes: vec![0; nblocks],
@@ -461,7 +387,10 @@ fn bench_file(input: &[u8], level: i32, args: &Args, rng: &mut StdRng) -> Result
         block_size: args.block_size,
         level,
         out: [slots(), slots()],
-        c_state: args.c_reuse.then(CState::new),
+        c_state: match args.c_reuse {
+            true => Some(c_ref::HcState::new().ok_or("LZ4_initStreamHC failed")?),
+            false => None,
+        },
     };
     let who = [Who::Lzkit, Who::C];
 
@@ -483,7 +412,7 @@ fn bench_file(input: &[u8], level: i32, args: &Args, rng: &mut StdRng) -> Result
         if round > 0 && budget.is_some_and(|d| start.elapsed() >= d) {
             break;
         }
-        order.shuffle(rng);
+        rng.shuffle(&mut order);
         for &w in &order {
             b.out[w as usize].buf.fill(POISON);
             let t = now(args.cpu);

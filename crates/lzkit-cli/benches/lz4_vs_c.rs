@@ -22,19 +22,11 @@
 //! we keep the *minimum* time per contender over the rounds, the run least
 //! disturbed by the neighbours. Every sample's output is checked byte for
 //! byte; any mismatch aborts the run.
-#![allow(clippy::undocumented_unsafe_blocks)] // TEMP: the C wrappers move to lzkit-testkit
 
 use clap::Parser;
-use lz4_sys::{
-    LZ4_compress_default, LZ4_compressBound, LZ4_versionNumber, LZ4F_VERSION,
-    LZ4F_createDecompressionContext, LZ4F_decompress, LZ4F_freeDecompressionContext,
-    LZ4F_getErrorName, LZ4F_isError, LZ4F_resetDecompressionContext, LZ4FDecompressOptions,
-    LZ4FDecompressionContext,
-};
 use lzkit::lz4::block::{Decoder, Variant};
 use lzkit::lz4::{block, frame};
-use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
-use std::ffi::{CStr, c_char, c_int};
+use lzkit_testkit::{Rng, c_ref};
 use std::hint::black_box;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -42,7 +34,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{c_decompress, file_name, geomean, list_files, parse_size};
+use common::{file_name, geomean, list_files, parse_size};
 
 /// lzkit level compared with `LZ4_compress_default` (both: the fast compressor
 /// with acceleration 1).
@@ -110,18 +102,14 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<(), String> {
     let files = list_files(&args.inputs)?;
-    let mut rng = StdRng::seed_from_u64(args.seed);
-    // SAFETY: a plain query with no arguments.
-    let c_version = unsafe { LZ4_versionNumber() };
+    let mut rng = Rng::new(args.seed);
     let block_table = Table::new(&BLOCK_COLUMNS, name_width(&files), args.csv);
     block_table.note(&format!(
-        "lzkit vs lz4 C {}.{}.{}: {} files, {} blocks, level {LEVEL}; \
+        "lzkit vs lz4 C {}: {} files, {} blocks, level {LEVEL}; \
          min time over {} rounds{} (interleaved, seed {:#x}); every output verified\n\
          lz/C: speed ratios above 1 mean lzkit is faster, size ratios above 1 that it is larger; \
          decoders read C's blocks",
-        c_version / 10000,
-        c_version / 100 % 100,
-        c_version % 100,
+        c_ref::version(),
         files.len(),
         size_label(args.block_size),
         args.rounds,
@@ -212,7 +200,7 @@ fn measure<B: Contenders>(
     bench: &mut B,
     ids: &[B::Id],
     args: &Args,
-    rng: &mut StdRng,
+    rng: &mut Rng,
 ) -> Result<Vec<f64>, String> {
     // Warm-up pass (verified too), which also sets how many passes make one
     // sample of at least MIN_SAMPLE.
@@ -234,7 +222,7 @@ fn measure<B: Contenders>(
         if round > 0 && budget.is_some_and(|b| start.elapsed() >= b) {
             break;
         }
-        order.shuffle(rng);
+        rng.shuffle(&mut order);
         for &k in &order {
             bench.prepare(ids[k]);
             let t = Instant::now();
@@ -265,97 +253,9 @@ fn compare(what: &str, got: &[u8], want: &[u8]) -> Result<(), String> {
     Err(format!("{what}: wrong byte at offset {i}"))
 }
 
-// ---------------------------------------------------------------------------
-// The C reference, through lz4-sys
-// ---------------------------------------------------------------------------
-
-/// `LZ4_compress_default`; 0 means failure.
+/// `LZ4_compress_default` (level [`LEVEL`]); 0 means failure.
 fn c_compress(src: &[u8], dst: &mut [u8]) -> usize {
-    // SAFETY: both pointers come from live slices with the given lengths; C
-    // reads at most src.len() bytes and writes at most dst.len() bytes.
-    let n = unsafe {
-        LZ4_compress_default(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            dst.len() as c_int,
-        )
-    };
-    n.max(0) as usize
-}
-
-/// Room for one compressed block of `block_size` bytes, for either library.
-fn compressed_slot(block_size: usize) -> usize {
-    // SAFETY: a pure function of its argument.
-    let c_bound = unsafe { LZ4_compressBound(block_size as c_int) } as usize;
-    c_bound.max(block::max_compressed_size(block_size))
-}
-
-/// C's frame decoder (`LZ4F_decompress`), one context reused for every frame.
-struct CFrameDecoder(LZ4FDecompressionContext);
-
-impl CFrameDecoder {
-    fn new() -> Result<Self, String> {
-        let mut ctx = LZ4FDecompressionContext(std::ptr::null_mut());
-        // SAFETY: ctx is a valid out-pointer; the context is freed in Drop.
-        let code = unsafe { LZ4F_createDecompressionContext(&mut ctx, LZ4F_VERSION) };
-        lz4f_result(code).map(|_| CFrameDecoder(ctx))
-    }
-
-    /// Decode the whole frame into `dst`; returns the decoded size.
-    fn decode(&mut self, frame: &[u8], dst: &mut [u8]) -> Result<usize, String> {
-        // stable_dst: all output stays in `dst`, as in a one-shot decode.
-        let opts = LZ4FDecompressOptions {
-            stable_dst: 1,
-            reserved: [0; 3],
-        };
-        let (mut ip, mut op) = (0, 0);
-        loop {
-            let mut src_len = frame.len() - ip;
-            let mut dst_len = dst.len() - op;
-            // SAFETY: the pointers are inside the two slices and the lengths
-            // passed with them are what remains of each.
-            let hint = unsafe {
-                LZ4F_decompress(
-                    self.0,
-                    dst.as_mut_ptr().add(op),
-                    &mut dst_len,
-                    frame.as_ptr().add(ip),
-                    &mut src_len,
-                    &opts,
-                )
-            };
-            if let Err(e) = lz4f_result(hint) {
-                // SAFETY: a context in an error state must be reset before reuse.
-                unsafe { LZ4F_resetDecompressionContext(self.0) };
-                return Err(e);
-            }
-            ip += src_len;
-            op += dst_len;
-            if hint == 0 {
-                return Ok(op); // frame complete
-            }
-            if src_len == 0 && dst_len == 0 {
-                return Err("LZ4F_decompress: truncated frame".into());
-            }
-        }
-    }
-}
-
-impl Drop for CFrameDecoder {
-    fn drop(&mut self) {
-        // SAFETY: the context was created in new() and is freed once.
-        unsafe { LZ4F_freeDecompressionContext(self.0) };
-    }
-}
-
-fn lz4f_result(code: usize) -> Result<usize, String> {
-    // SAFETY: LZ4F_getErrorName returns a static NUL-terminated string.
-    if unsafe { LZ4F_isError(code) } != 0 {
-        let name = unsafe { CStr::from_ptr(LZ4F_getErrorName(code)) };
-        return Err(format!("LZ4F: {}", name.to_string_lossy()));
-    }
-    Ok(code)
+    c_ref::compress_into(src, dst, LEVEL).unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------
@@ -476,7 +376,7 @@ fn lzkit_decode(src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
 }
 
 fn c_decode(src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
-    c_decompress(src, dst).ok_or_else(|| "LZ4_decompress_safe rejected it".into())
+    c_ref::decompress_into(src, dst).ok_or_else(|| "LZ4_decompress_safe rejected it".into())
 }
 
 impl Contenders for BlockBench<'_> {
@@ -628,9 +528,9 @@ impl BlockRow {
     }
 }
 
-fn bench_blocks(input: &[u8], args: &Args, rng: &mut StdRng) -> Result<BlockRow, String> {
+fn bench_blocks(input: &[u8], args: &Args, rng: &mut Rng) -> Result<BlockRow, String> {
     let blocks = input.len().div_ceil(args.block_size);
-    let slot = compressed_slot(args.block_size);
+    let slot = c_ref::bound_for_either(args.block_size);
     let mut bench = BlockBench {
         input,
         block_size: args.block_size,
@@ -727,7 +627,7 @@ fn build_frame(input: &[u8], block_size: usize, checks: Checks) -> (Vec<u8>, Vec
     frame.push((xxh32(&descriptor, 0) >> 8) as u8); // header checksum
 
     let mut blocks = Vec::new();
-    let mut scratch = vec![0u8; compressed_slot(block_size)];
+    let mut scratch = vec![0u8; c_ref::bound_for_either(block_size)];
     for (i, chunk) in input.chunks(block_size).enumerate() {
         let n = c_compress(chunk, &mut scratch);
         // As LZ4F does: a block that does not shrink is stored.
@@ -765,7 +665,7 @@ struct FrameBench<'a> {
     out: Vec<u8>,
     /// Output of `frame::decompress`, which allocates its own.
     lzkit_out: Option<Result<Vec<u8>, String>>,
-    c_decoder: CFrameDecoder,
+    c_decoder: c_ref::FrameDecoder,
     fault: Option<String>,
 }
 
@@ -794,7 +694,7 @@ impl Contenders for FrameBench<'_> {
                     } else if op == FrameOp::LzkitBlockLoop {
                         block::decompress_into(src, dst).ok()
                     } else {
-                        c_decompress(src, dst)
+                        c_ref::decompress_into(src, dst)
                     };
                     if n != Some(b.out.len()) {
                         self.fault.get_or_insert(format!("block {i} failed"));
@@ -807,7 +707,7 @@ impl Contenders for FrameBench<'_> {
             }
             FrameOp::CFrame(checks) => {
                 let frame = black_box(&self.frames[check_index(checks)]);
-                if let Err(e) = self.c_decoder.decode(frame, &mut self.out) {
+                if let Err(e) = self.c_decoder.decode_into(frame, &mut self.out) {
                     self.fault.get_or_insert(e);
                 }
             }
@@ -875,7 +775,7 @@ impl FrameRow {
     }
 }
 
-fn bench_frames(input: &[u8], args: &Args, rng: &mut StdRng) -> Result<FrameRow, String> {
+fn bench_frames(input: &[u8], args: &Args, rng: &mut Rng) -> Result<FrameRow, String> {
     if args.block_size > MAX_FRAME_BLOCK {
         return Err(format!("frames need -B <= {}M", MAX_FRAME_BLOCK >> 20));
     }
@@ -894,7 +794,7 @@ fn bench_frames(input: &[u8], args: &Args, rng: &mut StdRng) -> Result<FrameRow,
         blocks,
         out: vec![POISON; input.len() + args.block_size],
         lzkit_out: None,
-        c_decoder: CFrameDecoder::new()?,
+        c_decoder: c_ref::FrameDecoder::new()?,
         fault: None,
     };
     let secs = measure(&mut bench, &FRAME_OPS, args, rng)?;

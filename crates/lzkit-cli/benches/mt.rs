@@ -8,8 +8,9 @@
 //!
 //! Input: every file of `CORPUS_DIR` (default `/work/corpus`, built by
 //! `shared/corpus/make_corpus.sh`) concatenated in name order, repeated or
-//! cut to `--mib` MiB; without a corpus, a generated mix of text, integer
-//! columns and random bytes. We time:
+//! cut to `--mib` MiB; without a corpus, a generated mix of the column
+//! kinds of `lzkit bench`'s built-in corpus (integers, timestamps, floats,
+//! strings, text, random bytes). We time:
 //! * library compression, `frame::compress` at `-9` and `-1` (CLI defaults:
 //!   4 MiB independent blocks, content checksum), `threads` = N vs 1;
 //! * library decompression of the `-1` frame: one-shot `decompress_with`
@@ -36,7 +37,7 @@
 
 use clap::Parser;
 use lzkit::lz4::frame::{self, DecodeOptions, FrameDecoder, FrameOptions};
-use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
+use lzkit_testkit::Rng;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -150,7 +151,7 @@ fn median(v: &[f64]) -> f64 {
 fn race(
     contenders: &mut [Contender<'_>],
     rounds: usize,
-    rng: &mut StdRng,
+    rng: &mut Rng,
     check: &mut dyn FnMut(usize, &[u8]),
 ) -> Vec<Timing> {
     let reps: Vec<u32> = contenders
@@ -169,7 +170,7 @@ fn race(
     let mut main: Vec<Vec<f64>> = vec![Vec::new(); contenders.len()];
     let mut order: Vec<usize> = (0..contenders.len()).collect();
     for _ in 0..rounds {
-        order.shuffle(rng);
+        rng.shuffle(&mut order);
         for &i in &order {
             let n = f64::from(reps[i]);
             let c0 = cpu_seconds("/proc/self/stat");
@@ -287,46 +288,6 @@ fn load_input(dir: &Path, size: usize) -> io::Result<(Vec<u8>, String)> {
     Ok((data, desc))
 }
 
-/// A generated stand-in for the corpus: text, little-endian integer columns
-/// and random bytes, in 64 KiB pieces.
-fn generated_input(size: usize) -> Vec<u8> {
-    const PIECE: usize = 64 << 10;
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let words = [
-        "flight", "origin", "dest", "carrier", "delay", "weather", "the", "of", "JFK", "LGA",
-    ];
-    let mut v = Vec::with_capacity(size + PIECE);
-    while v.len() < size {
-        match next() % 4 {
-            0 | 1 => {
-                let end = v.len() + PIECE;
-                while v.len() < end {
-                    v.extend_from_slice(words[next() as usize % words.len()].as_bytes());
-                    v.push(if next() % 9 == 0 { b'\n' } else { b' ' });
-                }
-            }
-            2 => {
-                let mut val = next() % 1000;
-                for i in 0..PIECE / 4 {
-                    if i % 50 == 0 {
-                        val = next() % 1000;
-                    }
-                    v.extend_from_slice(&(val as u32 + (next() % 3) as u32).to_le_bytes());
-                }
-            }
-            _ => v.extend((0..PIECE).map(|_| next() as u8)),
-        }
-    }
-    v.truncate(size);
-    v
-}
-
 fn opts(level: i32, threads: usize) -> FrameOptions {
     FrameOptions {
         level,
@@ -336,7 +297,7 @@ fn opts(level: i32, threads: usize) -> FrameOptions {
 }
 
 /// Library compression at `level`: 1 thread vs `n`; returns the frame.
-fn bench_compress(data: &[u8], level: i32, n: usize, args: &Args, rng: &mut StdRng) -> Vec<u8> {
+fn bench_compress(data: &[u8], level: i32, n: usize, args: &Args, rng: &mut Rng) -> Vec<u8> {
     let mut contenders: Vec<Contender<'_>> = [1, n]
         .into_iter()
         .map(|t| Contender {
@@ -384,7 +345,7 @@ fn bench_compress(data: &[u8], level: i32, n: usize, args: &Args, rng: &mut StdR
 
 /// Library decompression of `f` (independent blocks): 1 thread vs `n`,
 /// one-shot and streaming.
-fn bench_decompress(f: &[u8], data: &[u8], n: usize, args: &Args, rng: &mut StdRng) {
+fn bench_decompress(f: &[u8], data: &[u8], n: usize, args: &Args, rng: &mut Rng) {
     let dec = |t: usize| DecodeOptions {
         threads: t,
         dictionary: None,
@@ -452,7 +413,7 @@ fn bench_decompress(f: &[u8], data: &[u8], n: usize, args: &Args, rng: &mut StdR
 }
 
 /// The CLI on a real file: `lzkit ARGS -T1` vs `-T<n>`, file to file.
-fn bench_cli(dir: &Path, data: &[u8], n: usize, args: &Args, rng: &mut StdRng) {
+fn bench_cli(dir: &Path, data: &[u8], n: usize, args: &Args, rng: &mut Rng) {
     let bin = env!("CARGO_BIN_EXE_lzkit");
     let input = dir.join("input");
     fs::write(&input, data).expect("write input");
@@ -547,7 +508,10 @@ fn main() {
                 "note: no corpus at {} ({e}); using generated data",
                 dir.display()
             );
-            (generated_input(size), "generated mix".to_string())
+            (
+                lzkit_testkit::corpus::other_data(size),
+                "generated mix".to_string(),
+            )
         }
     };
     let n = args.threads;
@@ -561,7 +525,7 @@ fn main() {
         args.fast_rounds
     );
     println!("load average at the start: {}", load());
-    let mut rng = StdRng::seed_from_u64(SEED);
+    let mut rng = Rng::new(SEED);
     if !args.no_hc {
         bench_compress(&data, 9, n, &args, &mut rng);
     }

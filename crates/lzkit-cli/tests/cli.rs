@@ -2,8 +2,9 @@
 //! interoperability with the reference `lz4` command in both directions,
 //! streaming, and error behaviour (exit status, message, no partial output).
 //!
-//! Test data is generated here from fixed seeds. The interoperability checks
-//! print a note and skip themselves when `lz4` is not on PATH.
+//! Test data is generated from fixed seeds. The interoperability checks
+//! print a note and skip themselves when `lz4` is not on PATH, except in CI
+//! (`CI` set), where a missing `lz4` fails them.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
+use lzkit_testkit::lz4_available;
 use tempfile::TempDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lzkit");
@@ -21,53 +23,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_lzkit");
 /// Deterministic test data: words, numbers and some random runs, so that it
 /// compresses (to about half) but not trivially.
 fn sample(len: usize, seed: u64) -> Vec<u8> {
-    const WORDS: &[&str] = &[
-        "lorem",
-        "ipsum",
-        "frame",
-        "block",
-        "match",
-        "offset",
-        "literal",
-        "token",
-        "checksum",
-        "dictionary",
-        "window",
-        "header",
-        "stream",
-        "the",
-        "of",
-        "and",
-        "compression",
-        "lz4",
-    ];
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut out = Vec::with_capacity(len + 64);
-    while out.len() < len {
-        let r = next();
-        match r % 16 {
-            0 => {
-                // A run of random bytes: incompressible stretches.
-                for _ in 0..(r >> 8) % 64 {
-                    out.push(next() as u8);
-                }
-            }
-            1 => out.extend_from_slice(format!("{} ", (r >> 16) % 100_000).as_bytes()),
-            2 => out.push(b'\n'),
-            _ => {
-                out.extend_from_slice(WORDS[(r >> 8) as usize % WORDS.len()].as_bytes());
-                out.push(b' ');
-            }
-        }
-    }
-    out.truncate(len);
-    out
+    lzkit_testkit::prose_with_noise(len, seed)
 }
 
 /// Data shared by the option tests: 2.5 MiB, so that -B4..-B6 give many blocks.
@@ -114,22 +70,6 @@ fn with_stdin(program: &str, dir: &Path, args: &[&str], input: &[u8]) -> Output 
     let out = child.wait_with_output().expect("wait");
     writer.join().expect("writer thread");
     out
-}
-
-fn lz4_available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        let ok = Command::new("lz4")
-            .arg("-V")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok();
-        if !ok {
-            eprintln!("note: `lz4` is not on PATH; interoperability checks are skipped");
-        }
-        ok
-    })
 }
 
 fn lz4(dir: &Path, args: &[&str]) -> Output {

@@ -9,6 +9,7 @@ use lzkit::lz4::block::{
     max_compressed_size,
 };
 use lzkit::{BlockFault, Error};
+use lzkit_testkit::Rng;
 use lzkit_testkit::*;
 use proptest::prelude::*;
 
@@ -327,7 +328,7 @@ fn corrupt_blocks_never_use_stale_bytes() {
         mixed(5000, 13),
         low_entropy(4000, 14),
     ];
-    let mut rng = TestRng::new(0x5EED);
+    let mut rng = Rng::for_data(0x5EED);
     let mut accepted = 0;
     for data in &sources {
         assert!(!contains_sentinel(data));
@@ -335,11 +336,11 @@ fn corrupt_blocks_never_use_stale_bytes() {
         for _ in 0..3000 {
             let mut m = c.clone();
             for _ in 0..rng.range(1, 4) {
-                let i = rng.below(m.len());
-                match rng.below(3) {
-                    0 => m[i] ^= 1 << rng.below(8),
+                let i = rng.index(m.len());
+                match rng.index(3) {
+                    0 => m[i] ^= 1 << rng.index(8),
                     1 => m[i] = rng.byte(),
-                    _ => m[i] = [0, 1, 0xFF, 0x0F, 0xF0][rng.below(5)],
+                    _ => m[i] = [0, 1, 0xFF, 0x0F, 0xF0][rng.index(5)],
                 }
             }
             if contains_sentinel(&m) {

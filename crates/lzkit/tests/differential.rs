@@ -2,319 +2,35 @@
 //! the `lz4-sys` FFI): our blocks and frames decode with C, C's decode with
 //! ours, and on thousands of damaged blocks and frames our decoders never
 //! accept what C rejects, and agree with C on what both accept.
-#![allow(clippy::undocumented_unsafe_blocks)] // TEMP: the C wrappers move to lzkit-testkit
 
-use lz4_sys::{
-    BlockChecksum, BlockMode as CBlockMode, BlockSize as CBlockSize, ContentChecksum, FrameType,
-    LZ4F_VERSION, LZ4FCompressionContext, LZ4FDecompressionContext, LZ4FFrameInfo, LZ4FPreferences,
-    LZ4StreamEncode, c_char, c_int,
-};
 use lzkit::Error;
 use lzkit::lz4::block::{compress, compress_with_dict, decompress_into, decompress_with_dict_into};
-use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameDecoder, FrameOptions};
+use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
+use lzkit_testkit::c_ref::{self, FrameSettings};
 use lzkit_testkit::*;
-use std::ffi::c_void;
-use std::io::Read;
-use std::ptr;
 
-// Stable liblz4 entry points that lz4-sys builds but does not declare.
-unsafe extern "C" {
-    fn LZ4F_compressFrame(
-        dst: *mut c_void,
-        dst_cap: usize,
-        src: *const c_void,
-        src_size: usize,
-        prefs: *const LZ4FPreferences,
-    ) -> usize;
-    fn LZ4F_compressFrameBound(src_size: usize, prefs: *const LZ4FPreferences) -> usize;
-    fn LZ4F_createCDict(dict: *const c_void, dict_size: usize) -> *mut c_void;
-    fn LZ4F_freeCDict(cdict: *mut c_void);
-    fn LZ4F_compressFrame_usingCDict(
-        cctx: LZ4FCompressionContext,
-        dst: *mut c_void,
-        dst_cap: usize,
-        src: *const c_void,
-        src_size: usize,
-        cdict: *const c_void,
-        prefs: *const LZ4FPreferences,
-    ) -> usize;
-    fn LZ4F_decompress_usingDict(
-        dctx: LZ4FDecompressionContext,
-        dst: *mut u8,
-        dst_size: &mut usize,
-        src: *const u8,
-        src_size: &mut usize,
-        dict: *const u8,
-        dict_size: usize,
-        opts: *const c_void,
-    ) -> usize;
-    fn LZ4_decompress_safe_usingDict(
-        src: *const c_char,
-        dst: *mut c_char,
-        src_size: c_int,
-        dst_cap: c_int,
-        dict: *const c_char,
-        dict_size: c_int,
-    ) -> c_int;
-    fn LZ4_loadDict(stream: *mut LZ4StreamEncode, dict: *const c_char, dict_size: c_int) -> c_int;
-    fn LZ4_compress_fast_continue(
-        stream: *mut LZ4StreamEncode,
-        src: *const c_char,
-        dst: *mut c_char,
-        src_size: c_int,
-        dst_cap: c_int,
-        acceleration: c_int,
-    ) -> c_int;
-}
-
-// ---------------------------------------------------------------------------
-// Safe wrappers of the C library.
-// ---------------------------------------------------------------------------
-
-static ONE_BYTE: [u8; 1] = [0];
-
-/// A pointer C may read even for an empty slice (liblz4's HC level 10+
-/// reads the source of an empty input; an empty Vec's pointer is dangling).
-fn cptr(s: &[u8]) -> *const u8 {
-    if s.is_empty() {
-        ONE_BYTE.as_ptr()
-    } else {
-        s.as_ptr()
-    }
-}
-
-/// C block compression: `level <= 0`: LZ4_compress_fast with acceleration
-/// `1 - level`; 1: LZ4_compress_default; 2..: LZ4_compress_HC.
+/// C block compression at `level` (panics if C fails).
 fn c_compress(data: &[u8], level: i32) -> Vec<u8> {
-    let cap = unsafe { lz4_sys::LZ4_compressBound(data.len() as c_int) } as usize;
-    let mut dst = vec![0u8; cap.max(1)];
-    let src = cptr(data) as *const c_char;
-    let d = dst.as_mut_ptr() as *mut c_char;
-    let (n, cap) = (data.len() as c_int, cap as c_int);
-    let r = unsafe {
-        match level {
-            ..=0 => lz4_sys::LZ4_compress_fast(src, d, n, cap, 1 - level),
-            1 => lz4_sys::LZ4_compress_default(src, d, n, cap),
-            _ => lz4_sys::LZ4_compress_HC(src, d, n, cap, level),
-        }
-    };
-    assert!(r > 0, "C compression failed");
-    dst.truncate(r as usize);
-    dst
+    c_ref::compress(data, level).expect("C compression failed")
 }
 
-/// LZ4_decompress_safe into a buffer of `cap` bytes prefilled with `fill`.
-fn c_decompress(src: &[u8], cap: usize, fill: u8) -> Result<Vec<u8>, i32> {
-    let mut dst = vec![fill; cap];
-    let r = unsafe {
-        lz4_sys::LZ4_decompress_safe(
-            cptr(src) as *const c_char,
-            dst.as_mut_ptr() as *mut c_char,
-            src.len() as c_int,
-            cap as c_int,
-        )
-    };
-    if r < 0 {
-        Err(r)
-    } else {
-        dst.truncate(r as usize);
-        Ok(dst)
-    }
+/// C block decoding into `cap` bytes prefilled with `fill`; `None` if C
+/// rejects the block.
+fn c_decompress(src: &[u8], cap: usize, fill: u8) -> Option<Vec<u8>> {
+    c_ref::decompress(src, cap, &[], fill)
 }
 
-fn c_decompress_dict(src: &[u8], cap: usize, dict: &[u8]) -> Result<Vec<u8>, i32> {
-    let mut dst = vec![0u8; cap];
-    let r = unsafe {
-        LZ4_decompress_safe_usingDict(
-            cptr(src) as *const c_char,
-            dst.as_mut_ptr() as *mut c_char,
-            src.len() as c_int,
-            cap as c_int,
-            cptr(dict) as *const c_char,
-            dict.len() as c_int,
-        )
-    };
-    if r < 0 {
-        Err(r)
-    } else {
-        dst.truncate(r as usize);
-        Ok(dst)
-    }
+/// A whole frame compressed by C (panics if C fails).
+fn c_frame(data: &[u8], o: &FrameSettings, dict: Option<&[u8]>) -> Vec<u8> {
+    c_ref::compress_frame(data, o, dict).expect("C frame compression")
 }
 
-/// One block compressed by C with `dict` as history (LZ4_loadDict keeps its
-/// last 64 KiB).
-fn c_compress_dict(data: &[u8], dict: &[u8], acceleration: i32) -> Vec<u8> {
-    let cap = unsafe { lz4_sys::LZ4_compressBound(data.len() as c_int) } as usize;
-    let mut dst = vec![0u8; cap.max(1)];
-    unsafe {
-        let s = lz4_sys::LZ4_createStream();
-        assert!(!s.is_null());
-        LZ4_loadDict(s, cptr(dict) as *const c_char, dict.len() as c_int);
-        let r = LZ4_compress_fast_continue(
-            s,
-            cptr(data) as *const c_char,
-            dst.as_mut_ptr() as *mut c_char,
-            data.len() as c_int,
-            cap as c_int,
-            acceleration,
-        );
-        lz4_sys::LZ4_freeStream(s);
-        assert!(r > 0);
-        dst.truncate(r as usize);
-    }
-    dst
+/// A stream of frames decoded by C, to the end.
+fn c_frame_decompress(src: &[u8], dict: Option<&[u8]>) -> Result<Vec<u8>, c_ref::FrameError> {
+    c_ref::decompress_frames(src, dict, usize::MAX)
 }
 
-#[derive(Clone, Copy, Debug)]
-struct CFrameOpts {
-    level: i32,
-    block_size: BlockSize,
-    linked: bool,
-    block_checksum: bool,
-    content_checksum: bool,
-    content_size: bool,
-    dict_id: u32,
-}
-
-fn c_prefs(o: &CFrameOpts) -> LZ4FPreferences {
-    LZ4FPreferences {
-        frame_info: LZ4FFrameInfo {
-            block_size_id: match o.block_size {
-                BlockSize::Max64KB => CBlockSize::Max64KB,
-                BlockSize::Max256KB => CBlockSize::Max256KB,
-                BlockSize::Max1MB => CBlockSize::Max1MB,
-                BlockSize::Max4MB => CBlockSize::Max4MB,
-            },
-            block_mode: if o.linked {
-                CBlockMode::Linked
-            } else {
-                CBlockMode::Independent
-            },
-            content_checksum_flag: if o.content_checksum {
-                ContentChecksum::ChecksumEnabled
-            } else {
-                ContentChecksum::NoChecksum
-            },
-            frame_type: FrameType::Frame,
-            // Any non-zero value: LZ4F_compressFrame writes the real size.
-            content_size: o.content_size as u64,
-            dict_id: o.dict_id,
-            block_checksum_flag: if o.block_checksum {
-                BlockChecksum::BlockChecksumEnabled
-            } else {
-                BlockChecksum::NoBlockChecksum
-            },
-        },
-        compression_level: o.level as u32, // C reads it as an int
-        auto_flush: 0,
-        favor_dec_speed: 0,
-        reserved: [0; 3],
-    }
-}
-
-/// A whole frame compressed by C (LZ4F_compressFrame, or with a dictionary
-/// LZ4F_compressFrame_usingCDict, which uses it for every independent block
-/// or the first linked block).
-fn c_frame(data: &[u8], o: &CFrameOpts, dict: Option<&[u8]>) -> Vec<u8> {
-    let prefs = c_prefs(o);
-    unsafe {
-        let cap = LZ4F_compressFrameBound(data.len(), &prefs);
-        let mut dst = vec![0u8; cap];
-        let r = match dict {
-            None => LZ4F_compressFrame(
-                dst.as_mut_ptr() as *mut c_void,
-                cap,
-                cptr(data) as *const c_void,
-                data.len(),
-                &prefs,
-            ),
-            Some(d) => {
-                let cdict = LZ4F_createCDict(d.as_ptr() as *const c_void, d.len());
-                assert!(!cdict.is_null());
-                let mut cctx = LZ4FCompressionContext(ptr::null_mut());
-                let e = lz4_sys::LZ4F_createCompressionContext(&mut cctx, LZ4F_VERSION);
-                assert_eq!(lz4_sys::LZ4F_isError(e), 0);
-                let r = LZ4F_compressFrame_usingCDict(
-                    cctx,
-                    dst.as_mut_ptr() as *mut c_void,
-                    cap,
-                    cptr(data) as *const c_void,
-                    data.len(),
-                    cdict,
-                    &prefs,
-                );
-                lz4_sys::LZ4F_freeCompressionContext(cctx);
-                LZ4F_freeCDict(cdict);
-                r
-            }
-        };
-        assert_eq!(lz4_sys::LZ4F_isError(r), 0, "C frame compression failed");
-        dst.truncate(r);
-        dst
-    }
-}
-
-fn c_error_name(code: usize) -> String {
-    unsafe {
-        let p = lz4_sys::LZ4F_getErrorName(code);
-        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-    }
-}
-
-/// Decode a stream of frames with C's LZ4F_decompress. A stream that ends
-/// inside a frame is an error ("incomplete").
-fn c_frame_decompress(src: &[u8], dict: Option<&[u8]>) -> Result<Vec<u8>, String> {
-    if src.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut ctx = LZ4FDecompressionContext(ptr::null_mut());
-    unsafe {
-        let e = lz4_sys::LZ4F_createDecompressionContext(&mut ctx, LZ4F_VERSION);
-        assert_eq!(lz4_sys::LZ4F_isError(e), 0);
-    }
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut pos = 0;
-    // Whether the last call that made progress ended a frame.
-    let mut frame_done = false;
-    let result = loop {
-        let mut src_size = src.len() - pos;
-        let mut dst_size = buf.len();
-        let (d, dl) = dict.map_or((ptr::null(), 0), |d| (d.as_ptr(), d.len()));
-        let r = unsafe {
-            LZ4F_decompress_usingDict(
-                ctx,
-                buf.as_mut_ptr(),
-                &mut dst_size,
-                cptr(&src[pos..]),
-                &mut src_size,
-                d,
-                dl,
-                ptr::null(),
-            )
-        };
-        if unsafe { lz4_sys::LZ4F_isError(r) } != 0 {
-            break Err(c_error_name(r));
-        }
-        pos += src_size;
-        out.extend_from_slice(&buf[..dst_size]);
-        if src_size == 0 && dst_size == 0 {
-            break if frame_done && pos == src.len() {
-                Ok(out)
-            } else {
-                Err(format!("incomplete (hint {r}, at {pos} of {})", src.len()))
-            };
-        }
-        frame_done = r == 0;
-    };
-    unsafe {
-        lz4_sys::LZ4F_freeDecompressionContext(ctx);
-    }
-    result
-}
-
-fn our_frame_opts(o: &CFrameOpts, n: usize, dict: Option<&[u8]>) -> FrameOptions {
+fn our_frame_opts(o: &FrameSettings, n: usize, dict: Option<&[u8]>) -> FrameOptions {
     opts(
         o.level,
         o.block_size,
@@ -328,22 +44,6 @@ fn our_frame_opts(o: &CFrameOpts, n: usize, dict: Option<&[u8]>) -> FrameOptions
         o.content_size.then_some(n as u64),
         dict.map(|d| (d, (o.dict_id != 0).then_some(o.dict_id))),
     )
-}
-
-fn stream_decode(src: &[u8], dict: Option<&[u8]>, out_chunk: usize) -> Result<Vec<u8>, Error> {
-    let mut d = match dict {
-        Some(dict) => FrameDecoder::with_dictionary(src, dict),
-        None => FrameDecoder::new(src),
-    };
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; out_chunk];
-    loop {
-        match d.read(&mut buf) {
-            Ok(0) => return Ok(out),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(e) => return Err(Error::from_io(e)),
-        }
-    }
 }
 
 fn datasets() -> Vec<(String, Vec<u8>)> {
@@ -375,10 +75,10 @@ fn our_blocks_decode_with_c() {
             let c = compress(&data, level);
             // Exact capacity: C checks the end-of-block rules against it.
             match c_decompress(&c, data.len(), 0xAA) {
-                Ok(out) => assert_same(&out, &data, &format!("{name} level {level}: C decode")),
-                Err(r) => panic!("{name} level {level}: C rejects our block ({r})"),
+                Some(out) => assert_same(&out, &data, &format!("{name} level {level}: C decode")),
+                None => panic!("{name} level {level}: C rejects our block"),
             }
-            let out = c_decompress(&c, data.len() + 100, 0).unwrap();
+            let out = c_decompress(&c, data.len() + 100, 0).expect("C decode, larger dst");
             assert_same(
                 &out,
                 &data,
@@ -425,8 +125,8 @@ fn dictionary_blocks_both_ways() {
         ] {
             for level in LEVELS {
                 let ours = compress_with_dict(&data, dict, level);
-                let out = c_decompress_dict(&ours, data.len(), dict)
-                    .unwrap_or_else(|r| panic!("dict {dict_len}: C rejects our dict block ({r})"));
+                let out = c_ref::decompress(&ours, data.len(), dict, 0)
+                    .unwrap_or_else(|| panic!("dict {dict_len}: C rejects our dict block"));
                 assert_same(
                     &out,
                     &data,
@@ -434,7 +134,7 @@ fn dictionary_blocks_both_ways() {
                 );
             }
             for accel in [1, 5] {
-                let theirs = c_compress_dict(&data, dict, accel);
+                let theirs = c_ref::compress_with_dict(&data, dict, accel).unwrap();
                 let mut dst = vec![0xAAu8; data.len()];
                 let n = decompress_with_dict_into(&theirs, &mut dst, dict)
                     .unwrap_or_else(|e| panic!("dict {dict_len}: we reject C's dict block: {e}"));
@@ -495,16 +195,16 @@ fn hc_levels_ratio_close_to_c() {
 
 /// Damage a block: flips, random bytes, truncation, insertion, deletion,
 /// duplicated ranges, special bytes at token positions.
-fn mutate(b: &[u8], rng: &mut TestRng) -> Vec<u8> {
+fn mutate(b: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut m = b.to_vec();
     for _ in 0..rng.range(1, 3) {
         if m.is_empty() {
             m.push(rng.byte());
             continue;
         }
-        let i = rng.below(m.len());
-        match rng.below(8) {
-            0 | 1 => m[i] ^= 1 << rng.below(8),
+        let i = rng.index(m.len());
+        match rng.index(8) {
+            0 | 1 => m[i] ^= 1 << rng.index(8),
             2 => m[i] = rng.byte(),
             3 => m.truncate(i),
             4 => m.insert(i, rng.byte()),
@@ -514,10 +214,10 @@ fn mutate(b: &[u8], rng: &mut TestRng) -> Vec<u8> {
             6 => {
                 let j = rng.range(i, (i + 16).min(m.len()));
                 let piece = m[i..j].to_vec();
-                let k = rng.below(m.len() + 1);
+                let k = rng.index(m.len() + 1);
                 m.splice(k..k, piece);
             }
-            _ => m[i] = [0x00, 0xFF, 0xF0, 0x0F, 0x10, 0x01][rng.below(6)],
+            _ => m[i] = [0x00, 0xFF, 0xF0, 0x0F, 0x10, 0x01][rng.index(6)],
         }
     }
     m
@@ -534,7 +234,7 @@ fn mutated_blocks_agree_with_c() {
         ("tail", repeats_ending_at(1000, &tail_ends(1000), 6)),
         ("random", random(500, 7)),
     ];
-    let mut rng = TestRng::new(0xD1FF);
+    let mut rng = Rng::for_data(0xD1FF);
     let (mut cases, mut both_ok) = (0usize, 0usize);
     let mut stricter = std::collections::BTreeMap::<String, usize>::new();
     for (name, data) in &sources {
@@ -542,17 +242,17 @@ fn mutated_blocks_agree_with_c() {
         for block in &blocks {
             for _ in 0..1500 {
                 let m = mutate(block, &mut rng);
-                for cap in [data.len(), data.len() + 1 + rng.below(200)] {
+                for cap in [data.len(), data.len() + 1 + rng.index(200)] {
                     cases += 1;
                     let fill = rng.byte();
                     let theirs = c_decompress(&m, cap, fill);
                     let mut dst = vec![fill; cap];
                     let ours = decompress_into(&m, &mut dst);
                     match (&theirs, &ours) {
-                        (Err(_), Ok(n)) => panic!(
+                        (None, Ok(n)) => panic!(
                             "{name}: C rejects, we accept ({n} bytes), capacity {cap}: block {m:02x?}"
                         ),
-                        (Ok(t), Ok(n)) => {
+                        (Some(t), Ok(n)) => {
                             both_ok += 1;
                             assert_eq!(
                                 *n,
@@ -561,7 +261,7 @@ fn mutated_blocks_agree_with_c() {
                             );
                             assert_same(&dst[..*n], t, &format!("{name}: C vs ours on {m:02x?}"));
                         }
-                        (Ok(_), Err(e)) => {
+                        (Some(_), Err(e)) => {
                             // Allowed (e.g. offset 0), but count why.
                             let why = match e {
                                 Error::CorruptBlock { fault, .. } => format!("{fault:?}"),
@@ -570,8 +270,8 @@ fn mutated_blocks_agree_with_c() {
                             let why = why.split([' ', '{']).next().unwrap_or("").to_string();
                             *stricter.entry(why).or_default() += 1;
                         }
-                        (Err(_), Err(Error::CorruptBlock { at, .. })) => assert!(*at <= m.len()),
-                        (Err(_), Err(e)) => panic!("unexpected error kind {e:?}"),
+                        (None, Err(Error::CorruptBlock { at, .. })) => assert!(*at <= m.len()),
+                        (None, Err(e)) => panic!("unexpected error kind {e:?}"),
                     }
                 }
             }
@@ -590,17 +290,17 @@ fn mutated_blocks_agree_with_c() {
 fn mutated_dictionary_blocks_agree_with_c() {
     let dict = text(70_000, 3);
     let data = [dict[40_000..44_000].to_vec(), text(3000, 3)].concat();
-    let block = c_compress_dict(&data, &dict, 1);
-    let mut rng = TestRng::new(0xD1C7);
+    let block = c_ref::compress_with_dict(&data, &dict, 1).unwrap();
+    let mut rng = Rng::for_data(0xD1C7);
     for _ in 0..3000 {
         let m = mutate(&block, &mut rng);
         for cap in [data.len(), data.len() + 50] {
-            let theirs = c_decompress_dict(&m, cap, &dict);
+            let theirs = c_ref::decompress(&m, cap, &dict, 0);
             let mut dst = vec![0x5Au8; cap];
             let ours = decompress_with_dict_into(&m, &mut dst, &dict);
             match (theirs, ours) {
-                (Err(_), Ok(n)) => panic!("C rejects, we accept {n} bytes: {m:02x?}"),
-                (Ok(t), Ok(n)) => assert_same(&dst[..n], &t, "dict block: C vs ours"),
+                (None, Ok(n)) => panic!("C rejects, we accept {n} bytes: {m:02x?}"),
+                (Some(t), Ok(n)) => assert_same(&dst[..n], &t, "dict block: C vs ours"),
                 _ => {}
             }
         }
@@ -611,12 +311,12 @@ fn mutated_dictionary_blocks_agree_with_c() {
 // Frames.
 // ---------------------------------------------------------------------------
 
-fn frame_option_grid() -> Vec<CFrameOpts> {
+fn frame_option_grid() -> Vec<FrameSettings> {
     let mut v = Vec::new();
     for (i, bs) in BLOCK_SIZES.into_iter().enumerate() {
         for linked in [false, true] {
             for flags in 0..8u8 {
-                v.push(CFrameOpts {
+                v.push(FrameSettings {
                     level: [1, -3, 9, 12, 0, 1, 4, 1][(i * 2 + flags as usize) % 8],
                     block_size: bs,
                     linked,
@@ -631,29 +331,34 @@ fn frame_option_grid() -> Vec<CFrameOpts> {
     v
 }
 
-#[test]
-fn c_frames_decode_with_ours() {
-    let datas = [
+/// The inputs every frame option of [`frame_option_grid`] is tried on.
+fn frame_datasets() -> [(&'static str, Vec<u8>); 5] {
+    [
         ("mixed 300K", mixed(300_000, 1)),
         ("text 70K", text(70_000, 2)),
         ("random 140K", random(140_000, 3)),
         ("empty", Vec::new()),
         ("tiny", b"abcabcabcabcabcabc".to_vec()),
-    ];
+    ]
+}
+
+#[test]
+fn c_frames_decode_with_ours() {
+    let datas = frame_datasets();
     for (name, data) in &datas {
         for o in frame_option_grid() {
             let f = c_frame(data, &o, None);
             let out = frame::decompress(&f)
                 .unwrap_or_else(|e| panic!("{name}: C frame {o:?}: we fail: {e}"));
             assert_same(&out, data, &format!("{name}: C frame {o:?}"));
-            let out = stream_decode(&f, None, 4099).unwrap();
+            let out = stream_decode(&f, None, usize::MAX, 4099).unwrap();
             assert_same(&out, data, &format!("{name}: C frame {o:?}, FrameDecoder"));
         }
     }
     // Large: several 4 MiB blocks, linked and independent.
     let big = mixed(9 << 20, 4);
     for linked in [false, true] {
-        let o = CFrameOpts {
+        let o = FrameSettings {
             level: 1,
             block_size: BlockSize::Max4MB,
             linked,
@@ -679,13 +384,7 @@ fn c_frames_decode_with_ours() {
 
 #[test]
 fn our_frames_decode_with_c() {
-    let datas = [
-        ("mixed 300K", mixed(300_000, 1)),
-        ("text 70K", text(70_000, 2)),
-        ("random 140K", random(140_000, 3)),
-        ("empty", Vec::new()),
-        ("tiny", b"abcabcabcabcabcabc".to_vec()),
-    ];
+    let datas = frame_datasets();
     for (name, data) in &datas {
         for o in frame_option_grid() {
             let f = frame::compress(data, &our_frame_opts(&o, data.len(), None));
@@ -743,7 +442,7 @@ fn dictionary_frames_both_ways() {
     let data = [dict[20_000..60_000].to_vec(), text(200_000, 8)].concat();
     for linked in [false, true] {
         for dict_id in [0u32, 77] {
-            let o = CFrameOpts {
+            let o = FrameSettings {
                 level: 1,
                 block_size: BlockSize::Max64KB,
                 linked,
@@ -768,7 +467,7 @@ fn dictionary_frames_both_ways() {
 }
 
 fn stream_decode_dict(src: &[u8], dict: &[u8]) -> Vec<u8> {
-    stream_decode(src, Some(dict), 1000).unwrap()
+    stream_decode(src, Some(dict), usize::MAX, 1000).unwrap()
 }
 
 #[test]
@@ -782,18 +481,18 @@ fn mutated_frames_agree_with_c() {
         frames.push(c_frame(&data, o, None));
         frames.push(frame::compress(&data, &our_frame_opts(o, data.len(), None)));
     }
-    let mut rng = TestRng::new(0xF00D);
+    let mut rng = Rng::for_data(0xF00D);
     let (mut cases, mut both_ok) = (0, 0);
     for f in &frames {
         for _ in 0..120 {
             let mut m = f.clone();
             // Mostly damage the header and block headers, where frame logic lives.
-            let i = match rng.below(3) {
-                0 => rng.below(m.len().min(24)),
-                _ => rng.below(m.len()),
+            let i = match rng.index(3) {
+                0 => rng.index(m.len().min(24)),
+                _ => rng.index(m.len()),
             };
-            match rng.below(5) {
-                0 | 1 => m[i] ^= 1 << rng.below(8),
+            match rng.index(5) {
+                0 | 1 => m[i] ^= 1 << rng.index(8),
                 2 => m[i] = rng.byte(),
                 3 => m.truncate(i),
                 _ => m.insert(i, rng.byte()),
@@ -828,14 +527,14 @@ fn tiny_blocks_tiny_capacities_agree_with_c() {
             blocks.push(vec![a, b]);
         }
     }
-    let mut rng = TestRng::new(0x7151);
+    let mut rng = Rng::for_data(0x7151);
     for _ in 0..100_000 {
         let n = rng.range(3, 8);
         let mut b: Vec<u8> = (0..n).map(|_| rng.byte()).collect();
         // Small tokens and offsets make valid blocks likely.
         b[0] &= 0x3F;
         let offset_at = (b[0] >> 4) as usize + 1;
-        if offset_at < n && rng.chance(1, 2) {
+        if offset_at < n && rng.odds(1, 2) {
             b[offset_at] &= 7;
         }
         blocks.push(b);
@@ -847,10 +546,10 @@ fn tiny_blocks_tiny_capacities_agree_with_c() {
             let mut dst = vec![0xEEu8; cap];
             let ours = decompress_into(b, &mut dst);
             match (&theirs, &ours) {
-                (Err(_), Ok(n)) => wrong.push(format!(
+                (None, Ok(n)) => wrong.push(format!(
                     "C rejects {b:02x?} at capacity {cap}, we accept ({n} bytes)"
                 )),
-                (Ok(t), Ok(n)) => assert_eq!(&dst[..*n], &t[..], "{b:02x?} at capacity {cap}"),
+                (Some(t), Ok(n)) => assert_eq!(&dst[..*n], &t[..], "{b:02x?} at capacity {cap}"),
                 _ => {}
             }
         }

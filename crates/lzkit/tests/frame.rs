@@ -8,57 +8,15 @@ use lzkit::lz4::frame::{
     self, BlockMode, BlockSize, FrameDecoder, FrameEncoder, FrameKind, FrameOptions,
     LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MAGIC, decompress, decompress_with_dict, list_frames,
 };
+use lzkit_testkit::Rng;
 use lzkit_testkit::*;
 use proptest::prelude::*;
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 use std::sync::Arc;
 
 // ---------------------------------------------------------------------------
 // Helpers.
 // ---------------------------------------------------------------------------
-
-/// A reader that hands out at most `chunk` bytes per call.
-struct Trickle<'a> {
-    data: &'a [u8],
-    chunk: usize,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.chunk.min(buf.len()).min(self.data.len());
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
-
-/// Decode with [`FrameDecoder`] over a reader giving `in_chunk` bytes per
-/// call, reading into a buffer of `out_chunk` bytes.
-fn stream_decode(
-    src: &[u8],
-    dict: Option<&[u8]>,
-    in_chunk: usize,
-    out_chunk: usize,
-) -> Result<Vec<u8>, Error> {
-    let r = Trickle {
-        data: src,
-        chunk: in_chunk,
-    };
-    let mut d = match dict {
-        Some(dict) => FrameDecoder::with_dictionary(r, dict),
-        None => FrameDecoder::new(r),
-    };
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; out_chunk];
-    loop {
-        match d.read(&mut buf) {
-            Ok(0) => return Ok(out),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::from_io(e)),
-        }
-    }
-}
 
 fn one_shot(src: &[u8], dict: Option<&[u8]>) -> Result<Vec<u8>, Error> {
     match dict {
@@ -1276,24 +1234,24 @@ fn corrupt_frames_never_panic_and_decoders_agree() {
         ]
         .concat(),
     ];
-    let mut rng = TestRng::new(0xF4A3E);
+    let mut rng = Rng::for_data(0xF4A3E);
     for (fi, f) in frames.iter().enumerate() {
         for _ in 0..600 {
             let mut g = f.clone();
-            match rng.below(4) {
+            match rng.index(4) {
                 0 => {
                     for _ in 0..rng.range(1, 3) {
-                        let i = rng.below(g.len());
-                        g[i] ^= 1 << rng.below(8);
+                        let i = rng.index(g.len());
+                        g[i] ^= 1 << rng.index(8);
                     }
                 }
                 1 => {
-                    let i = rng.below(g.len().min(40));
+                    let i = rng.index(g.len().min(40));
                     g[i] = rng.byte();
                 }
-                2 => g.truncate(rng.below(g.len())),
+                2 => g.truncate(rng.index(g.len())),
                 _ => {
-                    let i = rng.below(g.len());
+                    let i = rng.index(g.len());
                     g.insert(i, rng.byte());
                 }
             }

@@ -4,13 +4,9 @@
 //! level (within 0.5% and a few bytes), and linked frames built from HC
 //! blocks round-trip and decode with C's frame decoder.
 
-use lz4_sys::{
-    LZ4_compress_HC, LZ4_compressBound, LZ4_decompress_safe, LZ4F_VERSION,
-    LZ4F_createDecompressionContext, LZ4F_decompress, LZ4F_freeDecompressionContext, LZ4F_isError,
-    LZ4FDecompressOptions, LZ4FDecompressionContext, c_char, c_int,
-};
 use lzkit::lz4::block::{self, compress, decompress_into, max_compressed_size};
 use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
+use lzkit_testkit::{KINDS, Kind, Rng, c_ref, generate_kind as generate};
 use proptest::prelude::*;
 
 /// Every HC level.
@@ -20,211 +16,6 @@ const HC_LEVELS: std::ops::RangeInclusive<i32> = 2..=12;
 const SIZE_SLACK_BYTES: usize = 16;
 /// The block size of `LZ4_compress_HC`'s 64 KiB window, and of frames here.
 const KIB64: usize = 64 * 1024;
-
-// ---------------------------------------------------------------------------
-// Deterministic data
-// ---------------------------------------------------------------------------
-
-/// SplitMix64: a seed means the same data on every platform and forever.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x6863_5F74_6573_7473)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn byte(&mut self) -> u8 {
-        self.next() as u8
-    }
-}
-
-/// Kinds of test data: each stresses a different part of the engines.
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    /// Runs of one byte value (run analysis, long matches at offset 1).
-    Runs,
-    /// A pattern of period 1..=16 with rare changes (short offsets).
-    Periodic,
-    /// Words from a small vocabulary (many short, overlapping matches).
-    Text,
-    /// Uniform random bytes (no matches: literal runs, skipping).
-    Random,
-    /// Slowly changing little-endian integers, like a database column.
-    Column,
-    /// Segments of all the others.
-    Mixed,
-}
-
-const KINDS: [Kind; 6] = [
-    Kind::Runs,
-    Kind::Periodic,
-    Kind::Text,
-    Kind::Random,
-    Kind::Column,
-    Kind::Mixed,
-];
-
-fn generate(kind: Kind, len: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::with_capacity(len + 64);
-    match kind {
-        Kind::Runs => {
-            while out.len() < len {
-                let b = if rng.below(4) == 0 { rng.byte() } else { 0 };
-                let max = if rng.below(8) == 0 { 5000 } else { 40 };
-                let n = 1 + rng.below(max);
-                out.extend(std::iter::repeat_n(b, n));
-            }
-        }
-        Kind::Periodic => {
-            let period = 1 + rng.below(16);
-            let mut pattern: Vec<u8> = (0..period).map(|_| rng.byte()).collect();
-            while out.len() < len {
-                if rng.below(500) == 0 {
-                    let i = rng.below(period);
-                    pattern[i] = rng.byte();
-                }
-                out.extend_from_slice(&pattern);
-            }
-        }
-        Kind::Text => {
-            let words: Vec<Vec<u8>> = (0..300)
-                .map(|_| {
-                    let n = 2 + rng.below(9);
-                    (0..n).map(|_| b'a' + rng.below(26) as u8).collect()
-                })
-                .collect();
-            while out.len() < len {
-                out.extend_from_slice(&words[rng.below(words.len())]);
-                out.push(match rng.below(12) {
-                    0 => b'.',
-                    1 => b'\n',
-                    _ => b' ',
-                });
-            }
-        }
-        Kind::Random => {
-            out.extend((0..len).map(|_| rng.byte()));
-        }
-        Kind::Column => {
-            let mut v: u32 = rng.next() as u32 >> 8;
-            while out.len() < len {
-                if rng.below(3) == 0 {
-                    v = v.wrapping_add(rng.below(300) as u32);
-                }
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        Kind::Mixed => {
-            while out.len() < len {
-                let k = KINDS[rng.below(KINDS.len() - 1)];
-                let n = 1 + rng.below(20_000);
-                out.extend(generate(k, n, rng.next()));
-            }
-        }
-    }
-    out.truncate(len);
-    out
-}
-
-// ---------------------------------------------------------------------------
-// The C reference
-// ---------------------------------------------------------------------------
-
-/// `LZ4_compress_HC` at `level`.
-fn c_compress(src: &[u8], level: i32) -> Vec<u8> {
-    // SAFETY: a pure function of its argument.
-    let cap = unsafe { LZ4_compressBound(src.len() as c_int) } as usize;
-    let mut dst = vec![0u8; cap];
-    // SAFETY: both pointers come from live buffers of the lengths given.
-    let n = unsafe {
-        LZ4_compress_HC(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            cap as c_int,
-            level,
-        )
-    };
-    assert!(n > 0 || src.is_empty(), "LZ4_compress_HC failed");
-    dst.truncate(n.max(0) as usize);
-    dst
-}
-
-/// `LZ4_decompress_safe` into exactly `len` bytes; `None` if C rejects it.
-fn c_decompress(src: &[u8], len: usize) -> Option<Vec<u8>> {
-    let mut dst = vec![0u8; len];
-    // SAFETY: both pointers come from live buffers of the lengths given; the
-    // safe decoder writes at most `len` bytes.
-    let n = unsafe {
-        LZ4_decompress_safe(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            len as c_int,
-        )
-    };
-    (usize::try_from(n).ok() == Some(len)).then_some(dst)
-}
-
-/// C's frame decoder (`LZ4F_decompress`) over a whole frame.
-fn c_decompress_frame(src: &[u8], max: usize) -> Result<Vec<u8>, String> {
-    let mut ctx = LZ4FDecompressionContext(std::ptr::null_mut());
-    // SAFETY: `ctx` is a valid out-pointer; the context is freed below.
-    let code = unsafe { LZ4F_createDecompressionContext(&mut ctx, LZ4F_VERSION) };
-    // SAFETY: a pure function of its argument.
-    if unsafe { LZ4F_isError(code) } != 0 {
-        return Err("LZ4F_createDecompressionContext failed".into());
-    }
-    let mut out = vec![0u8; max];
-    let (mut ip, mut op) = (0usize, 0usize);
-    let opts = LZ4FDecompressOptions {
-        stable_dst: 0,
-        reserved: [0; 3],
-    };
-    let result = loop {
-        let mut src_len = src.len() - ip;
-        let mut dst_len = out.len() - op;
-        // SAFETY: the pointers are inside `src` and `out`, and the lengths
-        // passed with them are what remains of each.
-        let hint = unsafe {
-            LZ4F_decompress(
-                ctx,
-                out.as_mut_ptr().add(op),
-                &mut dst_len,
-                src.as_ptr().add(ip),
-                &mut src_len,
-                &opts,
-            )
-        };
-        // SAFETY: a pure function of its argument.
-        if unsafe { LZ4F_isError(hint) } != 0 {
-            break Err(format!("LZ4F_decompress error at input byte {ip}"));
-        }
-        ip += src_len;
-        op += dst_len;
-        if hint == 0 {
-            out.truncate(op);
-            break Ok(out);
-        }
-        if src_len == 0 && dst_len == 0 {
-            break Err("LZ4F_decompress: truncated frame".into());
-        }
-    };
-    // SAFETY: created above, freed once.
-    unsafe { LZ4F_freeDecompressionContext(ctx) };
-    result
-}
 
 // ---------------------------------------------------------------------------
 // Checks
@@ -248,7 +39,7 @@ fn check_block(data: &[u8], level: i32) -> Vec<u8> {
         "level {level}, {} bytes: lzkit decoder gave other bytes",
         data.len()
     );
-    let via_c = c_decompress(&c, data.len());
+    let via_c = c_ref::decompress(&c, data.len(), &[], 0);
     assert!(
         via_c.as_deref() == Some(data),
         "level {level}, {} bytes: LZ4_decompress_safe rejected it or gave other bytes",
@@ -260,7 +51,9 @@ fn check_block(data: &[u8], level: i32) -> Vec<u8> {
 /// lzkit's size at `level` is at most C's plus 0.5% and a few bytes.
 fn check_size_vs_c(data: &[u8], level: i32, what: &str) {
     let ours = check_block(data, level).len();
-    let theirs = c_compress(data, level).len();
+    let theirs = c_ref::compress(data, level)
+        .expect("LZ4_compress_HC failed")
+        .len();
     let allowed = theirs + theirs / 200 + SIZE_SLACK_BYTES;
     assert!(
         ours <= allowed,
@@ -385,12 +178,12 @@ fn linked_frames_round_trip_and_decode_with_c() {
     // data of the blocks before it, which only linked blocks can use.
     let piece = generate(Kind::Text, 40_000, 7);
     let mut data = Vec::new();
-    let mut rng = Rng::new(8);
+    let mut rng = Rng::for_data(8);
     for _ in 0..15 {
         let at = data.len();
         data.extend_from_slice(&piece);
         for _ in 0..50 {
-            let i = at + rng.below(piece.len());
+            let i = at + rng.index(piece.len());
             data[i] = rng.byte();
         }
     }
@@ -408,8 +201,8 @@ fn linked_frames_round_trip_and_decode_with_c() {
             back == data,
             "level {level}: lzkit frame decoder gave other bytes"
         );
-        let via_c = c_decompress_frame(&linked, data.len())
-            .unwrap_or_else(|e| panic!("level {level}: {e}"));
+        let via_c = c_ref::decompress_frames(&linked, None, usize::MAX)
+            .unwrap_or_else(|e| panic!("level {level}: C frame decoder: {e}"));
         assert!(
             via_c == data,
             "level {level}: C frame decoder gave other bytes"

@@ -4,61 +4,8 @@
 //! adaptive path alone would leave most variants untested.)
 
 use lzkit::lz4::block::{self, Decoder, Variant};
-
-/// Deterministic data shapes that exercise every copy path: runs (offset
-/// 1), short periods 2..=70 (pattern fills below and above each width),
-/// long matches, literal runs of every length around chunk sizes.
-fn shapes() -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut x = 0x1234_5678u32;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    };
-    for period in 1..=70usize {
-        let pat: Vec<u8> = (0..period).map(|_| rnd() as u8).collect();
-        let mut v = Vec::new();
-        while v.len() < 3000 + period * 17 {
-            // Alternate pattern stretches with literal runs of varying length.
-            let run = (rnd() % 300) as usize;
-            v.extend(pat.iter().cycle().take(run));
-            let lits = (rnd() % 40) as usize;
-            v.extend((0..lits).map(|_| rnd() as u8));
-        }
-        out.push(v);
-    }
-    // Integer-column-like data: small values in wide little-endian ints.
-    for width in [1usize, 2, 4, 8] {
-        let mut v = Vec::new();
-        let mut val = 0u64;
-        for i in 0..40_000 {
-            if i % 97 == 0 {
-                val = (rnd() % 50) as u64;
-            }
-            v.extend_from_slice(&val.to_le_bytes()[..width]);
-        }
-        out.push(v);
-    }
-    // Random (incompressible) and text-like.
-    out.push((0..100_000).map(|_| rnd() as u8).collect());
-    let words = [
-        "lz4 ", "block ", "decoder ", "variant ", "a ", "the ", "pattern ", "\n",
-    ];
-    out.push(
-        (0..20_000)
-            .flat_map(|_| words[rnd() as usize % words.len()].bytes())
-            .collect(),
-    );
-    // Sizes around the margins.
-    for n in [
-        0usize, 1, 4, 5, 12, 13, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200,
-    ] {
-        out.push((0..n).map(|i| (i % 3) as u8).collect());
-    }
-    out
-}
+use lzkit_testkit::adaptive::{big_blocks, decode_until, shape_blocks};
+use lzkit_testkit::{Rng, decoder_shapes as shapes};
 
 #[test]
 fn every_variant_round_trips_every_shape() {
@@ -86,13 +33,7 @@ fn every_variant_round_trips_every_shape() {
 
 #[test]
 fn variants_agree_on_corrupt_input() {
-    let mut x = 99u32;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    };
+    let mut rng = Rng::for_data(99);
     let shapes = shapes();
     let variants = Variant::available();
     let mut decoders: Vec<Decoder> = variants
@@ -113,20 +54,20 @@ fn variants_agree_on_corrupt_input() {
             continue;
         }
         // Flip, truncate or overwrite a few bytes.
-        match rnd() % 3 {
+        match rng.index(3) {
             0 => {
-                for _ in 0..1 + rnd() % 4 {
-                    let i = rnd() as usize % c.len();
-                    c[i] ^= 1 << (rnd() % 8);
+                for _ in 0..1 + rng.index(4) {
+                    let i = rng.index(c.len());
+                    c[i] ^= 1 << rng.index(8);
                 }
             }
-            1 => c.truncate(rnd() as usize % c.len()),
+            1 => c.truncate(rng.index(c.len())),
             _ => {
-                let i = rnd() as usize % c.len();
-                c[i] = rnd() as u8;
+                let i = rng.index(c.len());
+                c[i] = rng.byte();
             }
         }
-        let cap = data.len() + (rnd() % 64) as usize;
+        let cap = data.len() + rng.index(64);
         let mut reference: Option<Result<Vec<u8>, String>> = None;
         for (d, v) in decoders.iter_mut().zip(variants) {
             let mut out = vec![0x5Au8; cap];
@@ -237,43 +178,6 @@ fn a_corrupt_block_in_a_batch_is_an_error_and_decoding_goes_on() {
     }
 }
 
-/// The test shapes in blocks of `size` bytes, and their compressed forms.
-fn shape_blocks(size: usize) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
-    let data: Vec<u8> = shapes().concat();
-    let blocks: Vec<Vec<u8>> = data.chunks(size).map(<[u8]>::to_vec).collect();
-    let compressed = blocks.iter().map(|b| block::compress(b, 1)).collect();
-    (blocks, compressed)
-}
-
-/// 64 KiB blocks of the test shapes and their compressed forms.
-fn big_blocks() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
-    shape_blocks(64 << 10)
-}
-
-/// Decode `blocks` over and over with `d`, checking each, until `done`
-/// says so after a block (or `limit` bytes are out); returns the bytes
-/// decoded.
-fn decode_until(
-    d: &mut Decoder,
-    (blocks, compressed): &(Vec<Vec<u8>>, Vec<Vec<u8>>),
-    limit: usize,
-    mut done: impl FnMut(&Decoder, usize) -> bool,
-) -> usize {
-    let mut out = vec![0u8; blocks.iter().map(Vec::len).max().unwrap_or(0)];
-    let mut total = 0;
-    while total < limit {
-        for (b, c) in blocks.iter().zip(compressed) {
-            let n = d.decompress_into(c, &mut out).unwrap();
-            assert_eq!(&out[..n], &b[..]);
-            total += n;
-            if done(d, total) {
-                return total;
-            }
-        }
-    }
-    total
-}
-
 #[test]
 fn a_decoder_started_on_a_prior_trusts_it_then_explores() {
     let work = big_blocks();
@@ -330,31 +234,4 @@ fn a_prior_that_is_no_candidate_or_none_changes_nothing() {
             "{stats:?}"
         );
     }
-}
-
-#[test]
-fn a_converged_decoder_votes_for_the_process_prior() {
-    let work = big_blocks();
-    let sum = || -> u32 { Decoder::process_votes().iter().map(|v| v.1).sum() };
-    let before = sum();
-    let mut d = Decoder::with_seed(11);
-    // Converged: the variant it settled on (the preferred one) has 32
-    // timings (CONVERGED_SAMPLES); another arm's timings do not count.
-    let converged = |d: &Decoder| {
-        let preferred = d.preferred();
-        d.stats()
-            .iter()
-            .any(|s| s.variant == preferred && s.timed >= 32)
-    };
-    decode_until(&mut d, &work, 256 << 20, |d, _| converged(d));
-    assert!(converged(&d), "{:?}", d.stats());
-    // Other tests' decoders may vote meanwhile, so the total only grows;
-    // this decoder's vote is in it, and a prior exists.
-    let after = sum();
-    assert!(after > before, "{before} -> {after}");
-    let prior = Decoder::process_prior().expect("a decoder has voted");
-    assert!(Variant::candidates().contains(&prior));
-    let votes = Decoder::process_votes();
-    assert_eq!(votes.len(), Variant::candidates().len());
-    assert!(votes.iter().any(|&(v, n)| v == prior && n > 0), "{votes:?}");
 }

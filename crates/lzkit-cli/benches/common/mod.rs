@@ -1,9 +1,7 @@
-//! Helpers shared by the benchmark programs: input listing, size parsing,
-//! the C reference decoder, and the geometric mean.
+//! Helpers shared by the benchmark programs: input listing, size parsing
+//! and the geometric mean (the C reference is `lzkit_testkit::c_ref`).
 
-use lz4_sys::LZ4_decompress_safe;
 use lzkit::lz4::block;
-use std::ffi::{c_char, c_int};
 use std::path::{Path, PathBuf};
 
 /// Parse a size with an optional K or M suffix (binary), 1..=MAX_INPUT_SIZE.
@@ -53,22 +51,6 @@ pub fn file_name(path: &Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into(),
     )
-}
-
-/// The C reference decoder, `LZ4_decompress_safe`: `None` when it rejects.
-pub fn c_decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    // SAFETY: both pointers come from live slices whose lengths are passed
-    // alongside; the safe decoder never reads past src.len() nor writes past
-    // dst.len(). Block sizes here fit in c_int (MAX_INPUT_SIZE < 2^31).
-    let n = unsafe {
-        LZ4_decompress_safe(
-            src.as_ptr().cast::<c_char>(),
-            dst.as_mut_ptr().cast::<c_char>(),
-            src.len() as c_int,
-            dst.len() as c_int,
-        )
-    };
-    usize::try_from(n).ok()
 }
 
 /// Geometric mean (1.0 for no values).

@@ -1,0 +1,186 @@
+//! Frame-format helpers: options spelled out, skippable frames, the layout
+//! of a standard frame (for targeted corruption), and header checksum
+//! repair; streaming decoding over a trickling reader.
+
+use lzkit::lz4::frame::{BlockMode, BlockSize, FrameDecoder, FrameOptions};
+use std::sync::Arc;
+
+/// A skippable frame with magic `0x184D2A50 + nibble` and `payload`.
+pub fn skippable_frame(nibble: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(nibble < 16);
+    let mut v = Vec::new();
+    v.extend_from_slice(&(0x184D_2A50u32 + nibble as u32).to_le_bytes());
+    v.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+/// Frame options with everything spelled out.
+#[allow(clippy::too_many_arguments)]
+pub fn opts(
+    level: i32,
+    block_size: BlockSize,
+    block_mode: BlockMode,
+    block_checksum: bool,
+    content_checksum: bool,
+    content_size: Option<u64>,
+    dict: Option<(&[u8], Option<u32>)>,
+) -> FrameOptions {
+    FrameOptions {
+        level,
+        block_size,
+        block_mode,
+        block_checksum,
+        content_checksum,
+        content_size,
+        dict_id: dict.and_then(|(_, id)| id),
+        dictionary: dict.map(|(d, _)| Arc::<[u8]>::from(d)),
+        legacy: false,
+        threads: 1,
+    }
+}
+
+/// Legacy-format options at `level`.
+pub fn legacy_opts(level: i32) -> FrameOptions {
+    FrameOptions {
+        level,
+        legacy: true,
+        ..FrameOptions::default()
+    }
+}
+
+/// Positions of the parts of one standard frame (for targeted corruption).
+#[derive(Debug, Clone)]
+pub struct FrameLayout {
+    /// Header length including magic and the header checksum byte.
+    pub header_len: usize,
+    /// Position of the header checksum byte.
+    pub hc_at: usize,
+    /// Position of the content size field if present.
+    pub content_size_at: Option<usize>,
+    /// Position of the dict ID field if present.
+    pub dict_id_at: Option<usize>,
+    /// For each block: (position of the size field, data length, stored?).
+    pub blocks: Vec<(usize, usize, bool)>,
+    pub block_checksum: bool,
+    /// Position of the end mark.
+    pub end_mark_at: usize,
+    /// Position of the content checksum if present.
+    pub content_checksum_at: Option<usize>,
+    /// Length of the frame.
+    pub len: usize,
+}
+
+/// Walk one standard frame starting at `f[0]` (panics on malformed input:
+/// only for frames our tests built).
+pub fn frame_layout(f: &[u8]) -> FrameLayout {
+    assert_eq!(u32::from_le_bytes(f[0..4].try_into().unwrap()), 0x184D_2204);
+    let flg = f[4];
+    let mut p = 6;
+    let content_size_at = if flg & 0x08 != 0 {
+        p += 8;
+        Some(p - 8)
+    } else {
+        None
+    };
+    let dict_id_at = if flg & 0x01 != 0 {
+        p += 4;
+        Some(p - 4)
+    } else {
+        None
+    };
+    let hc_at = p;
+    p += 1;
+    let header_len = p;
+    let block_checksum = flg & 0x10 != 0;
+    let mut blocks = Vec::new();
+    loop {
+        let word = u32::from_le_bytes(f[p..p + 4].try_into().unwrap());
+        if word == 0 {
+            break;
+        }
+        let size = (word & 0x7FFF_FFFF) as usize;
+        blocks.push((p, size, word & 0x8000_0000 != 0));
+        p += 4 + size + if block_checksum { 4 } else { 0 };
+    }
+    let end_mark_at = p;
+    p += 4;
+    let content_checksum_at = if flg & 0x04 != 0 {
+        p += 4;
+        Some(p - 4)
+    } else {
+        None
+    };
+    FrameLayout {
+        header_len,
+        hc_at,
+        content_size_at,
+        dict_id_at,
+        blocks,
+        block_checksum,
+        end_mark_at,
+        content_checksum_at,
+        len: p,
+    }
+}
+
+/// Recompute the header checksum byte of the frame at `f[0]` after editing
+/// the header.
+pub fn fix_header_checksum(f: &mut [u8]) {
+    let l = frame_layout_header_only(f);
+    let hc = (xxhash_rust::xxh32::xxh32(&f[4..l - 1], 0) >> 8) as u8;
+    f[l - 1] = hc;
+}
+
+/// Header length (magic to HC inclusive) from the FLG byte only.
+pub fn frame_layout_header_only(f: &[u8]) -> usize {
+    let flg = f[4];
+    7 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 }
+}
+
+/// A reader that hands out at most `chunk` bytes per call, like a pipe.
+#[derive(Debug, Clone)]
+pub struct Trickle<'a> {
+    /// What is left to read.
+    pub data: &'a [u8],
+    /// The most bytes one read gives.
+    pub chunk: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.chunk.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// Decode with [`FrameDecoder`] (with `dict` if given) over a reader giving
+/// `in_chunk` bytes per call, reading into a buffer of `out_chunk` bytes.
+pub fn stream_decode(
+    src: &[u8],
+    dict: Option<&[u8]>,
+    in_chunk: usize,
+    out_chunk: usize,
+) -> lzkit::Result<Vec<u8>> {
+    use std::io::{ErrorKind, Read};
+    let r = Trickle {
+        data: src,
+        chunk: in_chunk,
+    };
+    let mut d = match dict {
+        Some(dict) => FrameDecoder::with_dictionary(r, dict),
+        None => FrameDecoder::new(r),
+    };
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; out_chunk];
+    loop {
+        match d.read(&mut buf) {
+            Ok(0) => return Ok(out),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(lzkit::Error::from_io(e)),
+        }
+    }
+}
