@@ -1,0 +1,73 @@
+//! Small inputs through every decoder variant this machine runs, sized for
+//! Miri (`scripts/miri.sh`), where no SIMD feature is detected and so every
+//! variant is a portable one: round trips of matches at every offset up to
+//! 70 (pattern fills, chunk copies, overlapping copies), literal runs,
+//! exact and roomy output buffers, and truncated or corrupt blocks, which
+//! must give an error without any out-of-bounds access. Runs as an ordinary
+//! test too.
+
+use lzkit::lz4::block::{self, Decoder, Variant};
+use lzkit_testkit::{periodic, random, text};
+
+/// Inputs with matches at every offset from 1 to 70 and literal runs of
+/// every kind, each small enough for Miri.
+fn inputs() -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for period in (1..=70).step_by(3) {
+        v.push(periodic(300 + period * 5, period, period as u64));
+    }
+    v.push(text(1500, 7));
+    v.push(random(600, 8));
+    // A random run between two periodic ones: literals, then matches again.
+    v.push([periodic(200, 5, 1), random(90, 2), periodic(260, 33, 3)].concat());
+    v.push(vec![0u8; 1000]);
+    v.push(Vec::new());
+    v
+}
+
+#[test]
+fn small_round_trips_through_every_variant() {
+    for data in inputs() {
+        for level in [1, 9] {
+            let c = block::compress(&data, level);
+            for &v in Variant::available() {
+                let mut d = Decoder::with_variant(v).unwrap();
+                // Exact capacity (no room for wild copies), and a roomy
+                // stale buffer (its bytes past `n` are the decoder's scratch).
+                for extra in [0usize, 40] {
+                    let mut out = vec![0xA5u8; data.len() + extra];
+                    let n = d
+                        .decompress_into(&c, &mut out)
+                        .unwrap_or_else(|e| panic!("{v} level {level} len {}: {e}", data.len()));
+                    assert_eq!(&out[..n], &data[..], "{v} level {level}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn truncated_and_corrupt_blocks_fail_cleanly() {
+    let data = [periodic(400, 3, 1), text(400, 2)].concat();
+    let c = block::compress(&data, 1);
+    for &v in Variant::available() {
+        let mut d = Decoder::with_variant(v).unwrap();
+        let mut out = vec![0u8; data.len()];
+        // Every proper prefix is truncated (an error or, where it ends
+        // between sequences, fewer bytes); never a panic.
+        for cut in (0..c.len()).step_by(7) {
+            if let Ok(n) = d.decompress_into(&c[..cut], &mut out) {
+                assert!(n < data.len(), "{v}: prefix {cut} decoded everything");
+            }
+        }
+        // A too small output buffer is an error.
+        let mut small = vec![0u8; data.len() - 1];
+        assert!(d.decompress_into(&c, &mut small).is_err(), "{v}");
+        // Corrupt bytes: any result but a panic or an out-of-bounds access.
+        for at in (0..c.len()).step_by(11) {
+            let mut bad = c.clone();
+            bad[at] ^= 0x5A;
+            let _ = d.decompress_into(&bad, &mut out);
+        }
+    }
+}
