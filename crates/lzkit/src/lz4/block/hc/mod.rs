@@ -26,8 +26,7 @@ mod lazy;
 mod mid;
 mod optimal;
 
-use super::compress::{write_literals, write_match_length};
-use super::{MAX_DISTANCE, MIN_MATCH};
+use super::format::MAX_DISTANCE;
 
 /// The highest level; higher levels compress like it (as in the reference).
 const LEVEL_MAX: i32 = 12;
@@ -167,26 +166,6 @@ fn lower<T: IndexTables>(t: &mut T) {
         low: s.low - by,
         next: s.next - by,
     };
-}
-
-/// Write one sequence at `dst[op..]`: the literals `buf[anchor..ip]`, then a
-/// match of `len` bytes at `offset`. Returns the new output position.
-#[inline(always)]
-pub(super) fn write_sequence(
-    dst: &mut [u8],
-    op: usize,
-    buf: &[u8],
-    anchor: usize,
-    ip: usize,
-    offset: usize,
-    len: usize,
-) -> usize {
-    debug_assert!(len >= MIN_MATCH && (1..=MAX_DISTANCE).contains(&offset));
-    debug_assert!(offset <= ip);
-    let token = op;
-    let op = write_literals(dst, op, &buf[anchor..], ip - anchor);
-    dst[op..op + 2].copy_from_slice(&(offset as u16).to_le_bytes());
-    write_match_length(dst, token, op + 2, len - MIN_MATCH)
 }
 
 /// Little-endian 2 bytes at `p`.
@@ -396,7 +375,7 @@ mod tests {
     }
 
     use crate::lz4::block::compress::Compressor;
-    use crate::lz4::block::{compress, decompress, decompress_with_dict_into};
+    use crate::lz4::block::{MIN_MATCH, compress, decompress, decompress_with_dict_into};
 
     /// Deterministic test data: short-period patterns (periods 2 to 7, never
     /// one byte value), text-like words and random bytes.
