@@ -19,13 +19,13 @@
 //!   of independent-block frames in parallel, with the same output and the
 //!   same errors as serial decoding.
 
-mod decoder;
+mod decode;
 mod encoder;
 mod header;
 mod list;
 
 pub use crate::pool::effective_threads;
-pub use decoder::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
+pub use decode::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
 pub use encoder::{FrameEncoder, compress};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, list_frames};
@@ -81,6 +81,95 @@ impl Default for FrameOptions {
     }
 }
 
+impl FrameOptions {
+    /// The defaults (see [`FrameOptions`]); change them with the methods
+    /// below.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
+    ///
+    /// let opts = FrameOptions::new()
+    ///     .level(9)
+    ///     .block_size(BlockSize::Max256KB)
+    ///     .block_mode(BlockMode::Linked)
+    ///     .block_checksum(true)
+    ///     .threads(2);
+    /// let data = b"builder options ".repeat(1000);
+    /// assert_eq!(frame::decompress(&frame::compress(&data, &opts))?, data);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Set [`FrameOptions::level`].
+    pub fn level(mut self, level: i32) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// Set [`FrameOptions::block_size`].
+    pub fn block_size(mut self, block_size: BlockSize) -> Self {
+        self.block_size = block_size;
+        self
+    }
+
+    /// Set [`FrameOptions::block_mode`].
+    pub fn block_mode(mut self, block_mode: BlockMode) -> Self {
+        self.block_mode = block_mode;
+        self
+    }
+
+    /// Set [`FrameOptions::block_checksum`].
+    pub fn block_checksum(mut self, on: bool) -> Self {
+        self.block_checksum = on;
+        self
+    }
+
+    /// Set [`FrameOptions::content_checksum`].
+    pub fn content_checksum(mut self, on: bool) -> Self {
+        self.content_checksum = on;
+        self
+    }
+
+    /// Set [`FrameOptions::content_size`].
+    pub fn content_size(mut self, size: Option<u64>) -> Self {
+        self.content_size = size;
+        self
+    }
+
+    /// Set [`FrameOptions::dict_id`].
+    pub fn dict_id(mut self, id: Option<u32>) -> Self {
+        self.dict_id = id;
+        self
+    }
+
+    /// Set [`FrameOptions::dictionary`] (shared, not copied, when given an
+    /// `Arc<[u8]>`).
+    pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
+        self.dictionary = Some(dict.into());
+        self
+    }
+
+    /// Set or clear [`FrameOptions::dictionary`].
+    pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
+        self.dictionary = dict;
+        self
+    }
+
+    /// Set [`FrameOptions::legacy`].
+    pub fn legacy(mut self, on: bool) -> Self {
+        self.legacy = on;
+        self
+    }
+
+    /// Set [`FrameOptions::threads`].
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+}
+
 /// Options for reading frames: [`decompress_with`] and
 /// [`FrameDecoder::with_options`]. [`Default`] decodes on the calling thread
 /// without a dictionary.
@@ -101,6 +190,43 @@ impl Default for DecodeOptions {
             threads: 1,
             dictionary: None,
         }
+    }
+}
+
+impl DecodeOptions {
+    /// The defaults (see [`DecodeOptions`]); change them with the methods
+    /// below.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, DecodeOptions, FrameOptions};
+    ///
+    /// let data = b"decode options ".repeat(1000);
+    /// let packed = frame::compress(&data, &FrameOptions::new());
+    /// let opts = DecodeOptions::new().threads(0);
+    /// assert_eq!(frame::decompress_with(&packed, &opts)?, data);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Set [`DecodeOptions::threads`].
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Set [`DecodeOptions::dictionary`] (shared, not copied, when given an
+    /// `Arc<[u8]>`).
+    pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
+        self.dictionary = Some(dict.into());
+        self
+    }
+
+    /// Set or clear [`DecodeOptions::dictionary`].
+    pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
+        self.dictionary = dict;
+        self
     }
 }
 
