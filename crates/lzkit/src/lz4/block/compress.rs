@@ -22,6 +22,7 @@ use super::format::{
 use super::hc::HcCompressor;
 use super::sequence::{count_equal, read_u32, read_u64, write_literals, write_match_length};
 use crate::error::{Error, Result};
+use crate::lz4::Level;
 use std::cell::RefCell;
 
 /// Hash table entries: 2^13. The reference uses 2^13 16-bit entries for
@@ -157,11 +158,7 @@ pub(crate) struct FastCompressor {
 impl FastCompressor {
     /// A compressor for `level` (`<= 0` means acceleration `1 - level`).
     pub(crate) fn new(level: i32) -> Self {
-        let accel = if level >= 1 {
-            1
-        } else {
-            (1i64 - level as i64).min(65_537) as u32
-        };
+        let accel = Level::new(level).acceleration();
         FastCompressor {
             // Zeroed by `reset` when a block begins.
             table: vec![0u32; TABLE_SIZE]

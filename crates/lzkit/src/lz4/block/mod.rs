@@ -65,9 +65,11 @@ pub(crate) fn with_thread_decoder<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
 }
 
 use crate::error::Result;
+use crate::lz4::Level;
 
 /// Compress `src` into a new vector at `level` (1 = default fast; `<= 0` =
-/// faster; 2..=12 = slower, smaller: see the [module documentation](self)).
+/// faster; 2..=12 = slower, smaller: see the [module documentation](self)
+/// and [`Level`]; a plain `i32` works).
 ///
 /// # Panics
 /// If `src` is larger than [`MAX_INPUT_SIZE`].
@@ -81,7 +83,7 @@ use crate::error::Result;
 /// assert_eq!(block::decompress(&packed, data.len())?, data);
 /// # Ok::<(), lzkit::Error>(())
 /// ```
-pub fn compress(src: &[u8], level: i32) -> Vec<u8> {
+pub fn compress(src: &[u8], level: impl Into<Level>) -> Vec<u8> {
     compress_with_dict(src, &[], level)
 }
 
@@ -100,8 +102,8 @@ pub fn compress(src: &[u8], level: i32) -> Vec<u8> {
 /// assert_eq!(out, data);
 /// # Ok::<(), lzkit::Error>(())
 /// ```
-pub fn compress_into(src: &[u8], dst: &mut [u8], level: i32) -> Result<usize> {
-    compress::compress_with_dict_into(src, &[], dst, level)
+pub fn compress_into(src: &[u8], dst: &mut [u8], level: impl Into<Level>) -> Result<usize> {
+    compress::compress_with_dict_into(src, &[], dst, level.into().get())
 }
 
 /// Compress `src` using the last 64 KiB of `dict` as history (an external
@@ -121,9 +123,9 @@ pub fn compress_into(src: &[u8], dst: &mut [u8], level: i32) -> Result<usize> {
 /// assert_eq!(&out[..n], &msg[..]);
 /// # Ok::<(), lzkit::Error>(())
 /// ```
-pub fn compress_with_dict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
+pub fn compress_with_dict(src: &[u8], dict: &[u8], level: impl Into<Level>) -> Vec<u8> {
     let mut dst = vec![0u8; max_compressed_size(src.len())];
-    let n = compress::compress_with_dict_into(src, dict, &mut dst, level)
+    let n = compress::compress_with_dict_into(src, dict, &mut dst, level.into().get())
         .expect("input larger than MAX_INPUT_SIZE");
     dst.truncate(n);
     dst
@@ -147,9 +149,9 @@ pub fn compress_with_dict_into(
     src: &[u8],
     dict: &[u8],
     dst: &mut [u8],
-    level: i32,
+    level: impl Into<Level>,
 ) -> Result<usize> {
-    compress::compress_with_dict_into(src, dict, dst, level)
+    compress::compress_with_dict_into(src, dict, dst, level.into().get())
 }
 
 /// Decompress the block `src` into `dst` and return the number of bytes

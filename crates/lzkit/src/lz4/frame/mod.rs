@@ -30,6 +30,7 @@ pub use encoder::{FrameEncoder, compress};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, list_frames};
 
+use crate::lz4::Level;
 use std::sync::Arc;
 
 /// Options for writing a frame. [`Default`] gives the `lz4` CLI's defaults:
@@ -37,7 +38,8 @@ use std::sync::Arc;
 /// no content size.
 #[derive(Debug, Clone)]
 pub struct FrameOptions {
-    /// Compression level, as for [`crate::lz4::block::compress`].
+    /// Compression level, as for [`crate::lz4::block::compress`]: the
+    /// number of a [`Level`] (set it with [`FrameOptions::level`]).
     pub level: i32,
     /// Maximum uncompressed size of one block.
     pub block_size: BlockSize,
@@ -102,9 +104,9 @@ impl FrameOptions {
         Self::default()
     }
 
-    /// Set [`FrameOptions::level`].
-    pub fn level(mut self, level: i32) -> Self {
-        self.level = level;
+    /// Set [`FrameOptions::level`] (a [`Level`] or a plain `i32`).
+    pub fn level(mut self, level: impl Into<Level>) -> Self {
+        self.level = level.into().get();
         self
     }
 

@@ -27,9 +27,7 @@ mod mid;
 mod optimal;
 
 use super::format::MAX_DISTANCE;
-
-/// The highest level; higher levels compress like it (as in the reference).
-const LEVEL_MAX: i32 = 12;
+use crate::lz4::MAX_LEVEL;
 
 /// Indices start here after a clear, one window above 0: an entry that was
 /// never written holds 0, which is then always below the window.
@@ -217,7 +215,7 @@ enum Strategy {
 
 impl Strategy {
     fn for_level(level: i32) -> Self {
-        match level.clamp(2, LEVEL_MAX) {
+        match level.clamp(2, MAX_LEVEL) {
             2 => Strategy::Mid,
             // Levels 3..=9 double the search depth each step: 4 .. 256.
             l @ 3..=9 => Strategy::Lazy {
