@@ -48,6 +48,8 @@ pub struct Options {
     pub content_size: bool,
     /// `-l`: legacy format.
     pub legacy: bool,
+    /// `--favor-decSpeed`: levels 10 to 12 avoid matches slow to decode.
+    pub favor_dec_speed: bool,
     /// `-D FILE`.
     pub dictionary: Option<PathBuf>,
     /// Worker threads from `-T#` / `--threads=#` (0 = one per core); `None`
@@ -79,6 +81,7 @@ impl Default for Options {
             content_checksum: true,
             content_size: false,
             legacy: false,
+            favor_dec_speed: false,
             dictionary: None,
             threads: None,
             stdout: false,
@@ -208,10 +211,11 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
                 })?;
             opts.threads = Some(threads_from_number(read_number(n.as_bytes()).0));
         }
-        // Accepted for compatibility with lz4 scripts. Sparse output and
-        // favor-decSpeed only change how data is written or which HC matches
-        // are chosen, never what decodes, so ignoring them is safe.
-        "sparse" | "no-sparse" | "favor-decSpeed" => {}
+        "favor-decSpeed" => opts.favor_dec_speed = true,
+        // Accepted for compatibility with lz4 scripts. Sparse output only
+        // changes how data is written, never what decodes, so ignoring it
+        // is safe.
+        "sparse" | "no-sparse" => {}
         "help" => return Ok(Some(Command::Help)),
         "version" => return Ok(Some(Command::Version)),
         _ => return Err(format!("unknown option --{name}")),

@@ -172,11 +172,18 @@ impl Job {
         let frame = FrameOptions::new()
             .level(level)
             .block_size(opts.block_size)
-            .block_mode(opts.block_mode)
-            .block_checksum(opts.block_checksum)
+            // The legacy format has only independent blocks and no block
+            // checksums: with -l, lz4 ignores -BD and -BX.
+            .block_mode(if opts.legacy {
+                BlockMode::Independent
+            } else {
+                opts.block_mode
+            })
+            .block_checksum(opts.block_checksum && !opts.legacy)
             .content_checksum(opts.content_checksum)
             .dictionary_opt(dictionary.clone())
             .legacy(opts.legacy)
+            .favor_dec_speed(opts.favor_dec_speed)
             .threads(threads);
         Ok(Job {
             opts,

@@ -25,7 +25,7 @@ pub const MAX_LEVEL: i32 = 12;
 ///
 /// assert_eq!(Level::default(), Level::new(1));
 /// assert_eq!(Level::fast(3).get(), -3);
-/// assert_eq!(Level::fast(3).acceleration(), 3);
+/// assert_eq!(Level::fast(3).acceleration(), 4);
 /// assert_eq!(Level::saturating(99), Level::BEST);
 /// assert_eq!(Level::BEST.get(), MAX_LEVEL);
 /// assert!(Level::new(9).is_hc() && !Level::new(1).is_hc());
@@ -38,8 +38,8 @@ impl Level {
     pub const DEFAULT: Level = Level(1);
     /// [`MAX_LEVEL`]: the smallest output (`--best`).
     pub const BEST: Level = Level(MAX_LEVEL);
-    /// Largest acceleration (`LZ4_ACCELERATION_MAX`); [`Level::fast`]
-    /// clamps to it.
+    /// Largest acceleration, and largest `--fast=N`, lz4 accepts
+    /// (`LZ4_ACCELERATION_MAX`); larger requests are clamped to it.
     pub const MAX_ACCELERATION: u32 = 65_537;
 
     /// The level `level`, as given (see [`Level`] for what each value
@@ -48,16 +48,16 @@ impl Level {
         Level(level)
     }
 
-    /// The fast compressor with acceleration `acceleration` (the CLI's
-    /// `--fast=N`: level `-N`). 0 means 1; values above
-    /// [`Level::MAX_ACCELERATION`] mean it.
-    pub const fn fast(acceleration: u32) -> Level {
-        let a = if acceleration == 0 {
+    /// The CLI's `--fast=N`: level `-N`, which the fast compressor runs
+    /// with acceleration `N + 1` (as lz4's frame API does). 0 means 1;
+    /// values above [`Level::MAX_ACCELERATION`] mean it.
+    pub const fn fast(n: u32) -> Level {
+        let a = if n == 0 {
             1
-        } else if acceleration > Self::MAX_ACCELERATION {
+        } else if n > Self::MAX_ACCELERATION {
             Self::MAX_ACCELERATION
         } else {
-            acceleration
+            n
         };
         // `a` is at most MAX_ACCELERATION, so the cast cannot wrap.
         Level(-(a as i32))
@@ -78,8 +78,8 @@ impl Level {
         self.0
     }
 
-    /// The fast compressor's acceleration: `1 - level` for levels `<= 0`,
-    /// 1 otherwise.
+    /// The fast compressor's acceleration: `1 - level` for levels `<= 0`
+    /// (at most [`Level::MAX_ACCELERATION`]), 1 otherwise.
     pub const fn acceleration(self) -> u32 {
         if self.0 >= 1 {
             1

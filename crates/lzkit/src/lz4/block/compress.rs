@@ -65,10 +65,6 @@ impl Compressor {
     /// Levels >= 10 only: avoid matches that are slow to decode (offsets
     /// below 8, lengths 19 to 36), at a small cost in ratio. Other levels
     /// ignore it, as in the reference.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "crate-internal until the public API exposes it")
-    )]
     pub(crate) fn set_favor_dec_speed(&mut self, on: bool) {
         if let Compressor::High(hc) = self {
             hc.set_favor_dec_speed(on);
