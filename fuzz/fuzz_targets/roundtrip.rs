@@ -76,28 +76,23 @@ fuzz_target!(|input: &[u8]| {
     // Frames.
     let use_dict = ctl[1] & 2 != 0 && !dict.is_empty();
     let legacy = ctl[1] & 8 != 0;
-    let o = FrameOptions {
-        level,
-        block_size: BLOCK_SIZES[((ctl[0] >> 3) & 3) as usize],
-        block_mode: if ctl[0] & 0x20 != 0 {
+    let o = FrameOptions::new()
+        .level(level)
+        .block_size(BLOCK_SIZES[((ctl[0] >> 3) & 3) as usize])
+        .block_mode(if ctl[0] & 0x20 != 0 {
             BlockMode::Linked
         } else {
             BlockMode::Independent
-        },
-        block_checksum: ctl[0] & 0x40 != 0,
-        content_checksum: ctl[0] & 0x80 != 0,
-        content_size: (ctl[1] & 1 != 0).then_some(data.len() as u64),
-        dict_id: (use_dict && ctl[1] & 4 != 0).then_some(u32::from(ctl[3]) * 0x0101_0101),
-        dictionary: use_dict.then(|| Arc::from(dict)),
-        legacy,
-        threads: 1,
-    };
+        })
+        .block_checksum(ctl[0] & 0x40 != 0)
+        .content_checksum(ctl[0] & 0x80 != 0)
+        .content_size((ctl[1] & 1 != 0).then_some(data.len() as u64))
+        .dict_id((use_dict && ctl[1] & 4 != 0).then_some(u32::from(ctl[3]) * 0x0101_0101))
+        .dictionary_opt(use_dict.then(|| Arc::from(dict)))
+        .legacy(legacy)
+        .threads(1);
     let o = if legacy {
-        FrameOptions {
-            level,
-            legacy: true,
-            ..FrameOptions::default()
-        }
+        FrameOptions::new().level(level).legacy(true)
     } else {
         o
     };

@@ -289,11 +289,7 @@ fn load_input(dir: &Path, size: usize) -> io::Result<(Vec<u8>, String)> {
 }
 
 fn opts(level: i32, threads: usize) -> FrameOptions {
-    FrameOptions {
-        level,
-        threads,
-        ..FrameOptions::default()
-    }
+    FrameOptions::new().level(level).threads(threads)
 }
 
 /// Library compression at `level`: 1 thread vs `n`; returns the frame.
@@ -346,10 +342,7 @@ fn bench_compress(data: &[u8], level: i32, n: usize, args: &Args, rng: &mut Rng)
 /// Library decompression of `f` (independent blocks): 1 thread vs `n`,
 /// one-shot and streaming.
 fn bench_decompress(f: &[u8], data: &[u8], n: usize, args: &Args, rng: &mut Rng) {
-    let dec = |t: usize| DecodeOptions {
-        threads: t,
-        dictionary: None,
-    };
+    let dec = |t: usize| DecodeOptions::new().threads(t);
     let mut contenders: Vec<Contender<'_>> = Vec::new();
     for t in [1, n] {
         contenders.push(Contender {

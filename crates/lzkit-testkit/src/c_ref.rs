@@ -27,8 +27,9 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use std::fmt;
 use std::ptr;
 
-/// Highest compression level of liblz4 (`LZ4HC_CLEVEL_MAX`).
-pub const MAX_LEVEL: i32 = 12;
+/// Highest compression level of liblz4 (`LZ4HC_CLEVEL_MAX`), which lzkit
+/// levels mirror.
+pub const MAX_LEVEL: i32 = lzkit::lz4::MAX_LEVEL;
 
 // Stable liblz4 entry points that lz4-sys builds but does not declare.
 unsafe extern "C" {

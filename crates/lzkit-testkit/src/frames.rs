@@ -26,27 +26,22 @@ pub fn opts(
     content_size: Option<u64>,
     dict: Option<(&[u8], Option<u32>)>,
 ) -> FrameOptions {
-    FrameOptions {
-        level,
-        block_size,
-        block_mode,
-        block_checksum,
-        content_checksum,
-        content_size,
-        dict_id: dict.and_then(|(_, id)| id),
-        dictionary: dict.map(|(d, _)| Arc::<[u8]>::from(d)),
-        legacy: false,
-        threads: 1,
-    }
+    FrameOptions::new()
+        .level(level)
+        .block_size(block_size)
+        .block_mode(block_mode)
+        .block_checksum(block_checksum)
+        .content_checksum(content_checksum)
+        .content_size(content_size)
+        .dict_id(dict.and_then(|(_, id)| id))
+        .dictionary_opt(dict.map(|(d, _)| Arc::<[u8]>::from(d)))
+        .legacy(false)
+        .threads(1)
 }
 
 /// Legacy-format options at `level`.
 pub fn legacy_opts(level: i32) -> FrameOptions {
-    FrameOptions {
-        level,
-        legacy: true,
-        ..FrameOptions::default()
-    }
+    FrameOptions::new().level(level).legacy(true)
 }
 
 /// Positions of the parts of one standard frame (for targeted corruption).

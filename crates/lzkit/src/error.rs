@@ -78,6 +78,10 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// Options that cannot be used together (for example a dictionary with
+    /// the legacy format); the message says which, and what to change.
+    #[error("invalid options: {0}")]
+    InvalidOptions(&'static str),
     /// The data does not start with a known LZ4 magic number.
     #[error("not LZ4 data: unknown magic number {magic:#010x} at byte {at}")]
     UnknownMagic {

@@ -1328,18 +1328,17 @@ proptest! {
             legacy_opts(level)
         } else {
             let dict_bytes = dict.map(|(len, id)| (mixed(len, seed ^ 1).into_iter().chain(data.iter().copied().take(1000)).collect::<Vec<u8>>(), id));
-            FrameOptions {
-                level,
-                block_size: bs,
-                block_mode: if linked { BlockMode::Linked } else { BlockMode::Independent },
-                block_checksum: bc,
-                content_checksum: cc,
-                content_size: cs.then_some(n as u64),
-                dict_id: dict_bytes.as_ref().and_then(|d| d.1),
-                dictionary: dict_bytes.map(|d| Arc::from(d.0)),
-                legacy: false,
-                threads: 1,
-            }
+            FrameOptions::new()
+                .level(level)
+                .block_size(bs)
+                .block_mode(if linked { BlockMode::Linked } else { BlockMode::Independent })
+                .block_checksum(bc)
+                .content_checksum(cc)
+                .content_size(cs.then_some(n as u64))
+                .dict_id(dict_bytes.as_ref().and_then(|d| d.1))
+                .dictionary_opt(dict_bytes.map(|d| Arc::from(d.0)))
+                .legacy(false)
+                .threads(1)
         };
         let f = check_frame_roundtrip(&data, &o, &format!("{shape:?} n={n} seed={seed}"));
         let d = dict_of(&o);

@@ -188,11 +188,11 @@ fn linked_frames_round_trip_and_decode_with_c() {
         }
     }
     for level in [2, 3, 6, 9, 10, 11, 12] {
-        let opts = |mode| FrameOptions {
-            level,
-            block_mode: mode,
-            block_size: BlockSize::Max64KB,
-            ..FrameOptions::default()
+        let opts = |mode| {
+            FrameOptions::new()
+                .level(level)
+                .block_mode(mode)
+                .block_size(BlockSize::Max64KB)
         };
         let linked = frame::compress(&data, &opts(BlockMode::Linked));
         let back = frame::decompress(&linked)

@@ -43,17 +43,13 @@ fn dictionary() -> &'static [u8] {
 }
 
 fn with_threads(o: &FrameOptions, threads: usize) -> FrameOptions {
-    FrameOptions {
-        threads,
-        ..o.clone()
-    }
+    o.clone().threads(threads)
 }
 
 fn dict_opts(o: &FrameOptions) -> DecodeOptions {
-    DecodeOptions {
-        threads: 1,
-        dictionary: o.dictionary.clone(),
-    }
+    DecodeOptions::new()
+        .threads(1)
+        .dictionary_opt(o.dictionary.clone())
 }
 
 /// Compress with every thread count, check the outputs are identical and
@@ -130,10 +126,7 @@ fn identical_output_for_every_thread_count_around_job_boundaries() {
         ),
         (
             "independent 1M, fast level, content size",
-            FrameOptions {
-                content_size: Some(0),
-                ..options(-3, BlockSize::Max1MB, indep, false, true, None)
-            },
+            options(-3, BlockSize::Max1MB, indep, false, true, None).content_size(Some(0)),
             &some_sizes,
         ),
         ("legacy", legacy_opts(1), &some_sizes),
@@ -275,10 +268,9 @@ fn read_prefix(mut r: impl Read, chunk: usize) -> (Vec<u8>, Option<String>) {
 }
 
 fn decode_opts(threads: usize, dict: Option<&[u8]>) -> DecodeOptions {
-    DecodeOptions {
-        threads,
-        dictionary: dict.map(Arc::from),
-    }
+    DecodeOptions::new()
+        .threads(threads)
+        .dictionary_opt(dict.map(Arc::from))
 }
 
 /// Parallel decoding of `f` (one-shot and streaming) against serial
@@ -364,10 +356,7 @@ fn parallel_decoding_gives_the_same_bytes() {
         frame::compress(&src[..JOB + 3], &legacy_opts(1)),
         frame::compress(
             &src[..JOB + 7],
-            &FrameOptions {
-                content_size: Some(0),
-                ..options(1, BlockSize::Max64KB, indep, true, false, None)
-            },
+            &options(1, BlockSize::Max64KB, indep, true, false, None).content_size(Some(0)),
         ),
         frame::compress(&src[..300_000], &linked),
     ]

@@ -9,6 +9,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use lzkit::lz4::Level;
 use lzkit::lz4::frame::{BlockMode, BlockSize};
 
 /// What to do with each input.
@@ -34,7 +35,7 @@ pub struct Options {
     pub mode: Mode,
     /// Compression level from `-#`, `--fast`, `--best`; `None` means the
     /// `LZ4_CLEVEL` environment variable, else 1.
-    pub level: Option<i32>,
+    pub level: Option<Level>,
     /// `-B4`..`-B7`.
     pub block_size: BlockSize,
     /// `-BD` / `-BI`.
@@ -47,6 +48,8 @@ pub struct Options {
     pub content_size: bool,
     /// `-l`: legacy format.
     pub legacy: bool,
+    /// `--favor-decSpeed`: levels 10 to 12 avoid matches slow to decode.
+    pub favor_dec_speed: bool,
     /// `-D FILE`.
     pub dictionary: Option<PathBuf>,
     /// Worker threads from `-T#` / `--threads=#` (0 = one per core); `None`
@@ -78,6 +81,7 @@ impl Default for Options {
             content_checksum: true,
             content_size: false,
             legacy: false,
+            favor_dec_speed: false,
             dictionary: None,
             threads: None,
             stdout: false,
@@ -103,10 +107,6 @@ pub enum Command {
     Version,
 }
 
-/// Highest compression level (`--best`); higher requests are clamped to it as lz4 does.
-pub const MAX_LEVEL: i32 = 12;
-/// Largest `--fast=N` acceleration lz4 accepts (`LZ4_ACCELERATION_MAX`).
-const MAX_FAST: u32 = 65_537;
 /// Most worker threads; larger requests are clamped to it, as lz4 does
 /// (`LZ4_NBWORKERS_MAX`).
 pub const MAX_THREADS: usize = 200;
@@ -187,12 +187,12 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
         "no-content-size" => opts.content_size = false,
         "frame-crc" => opts.content_checksum = true,
         "no-frame-crc" => opts.content_checksum = false,
-        "best" => opts.level = Some(MAX_LEVEL),
+        "best" => opts.level = Some(Level::BEST),
         "fast" => {
             let n = match value {
                 None => 1,
                 Some(v) => match v.parse::<u32>() {
-                    Ok(n) if n >= 1 => n.min(MAX_FAST),
+                    Ok(n) if n >= 1 => n,
                     _ => {
                         return Err(format!(
                             "invalid --fast value '{v}': expected an integer >= 1"
@@ -200,8 +200,7 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
                     }
                 },
             };
-            // `n` is at most MAX_FAST, so the cast cannot wrap.
-            opts.level = Some(-(n as i32));
+            opts.level = Some(Level::fast(n));
         }
         "threads" => {
             let n = value
@@ -212,10 +211,11 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
                 })?;
             opts.threads = Some(threads_from_number(read_number(n.as_bytes()).0));
         }
-        // Accepted for compatibility with lz4 scripts. Sparse output and
-        // favor-decSpeed only change how data is written or which HC matches
-        // are chosen, never what decodes, so ignoring them is safe.
-        "sparse" | "no-sparse" | "favor-decSpeed" => {}
+        "favor-decSpeed" => opts.favor_dec_speed = true,
+        // Accepted for compatibility with lz4 scripts. Sparse output only
+        // changes how data is written, never what decodes, so ignoring it
+        // is safe.
+        "sparse" | "no-sparse" => {}
         "help" => return Ok(Some(Command::Help)),
         "version" => return Ok(Some(Command::Version)),
         _ => return Err(format!("unknown option --{name}")),
@@ -242,7 +242,7 @@ where
             b'0'..=b'9' => {
                 let (n, used) = read_number(&bytes[i - 1..]);
                 i += used - 1;
-                opts.level = Some(n.min(MAX_LEVEL as u64) as i32);
+                opts.level = Some(Level::saturating(n));
             }
             b'B' => {
                 let start = i;
@@ -368,14 +368,18 @@ mod tests {
     #[test]
     fn levels_and_aggregates() {
         let o = run(&["-12"]);
-        assert_eq!(o.level, Some(12));
+        assert_eq!(o.level, Some(Level::new(12)));
         let o = run(&["-9fc", "x"]);
-        assert_eq!((o.level, o.force, o.stdout), (Some(9), true, true));
+        assert_eq!(
+            (o.level, o.force, o.stdout),
+            (Some(Level::new(9)), true, true)
+        );
         assert_eq!(o.files, vec![OsString::from("x")]);
-        assert_eq!(run(&["-99"]).level, Some(12));
-        assert_eq!(run(&["--fast"]).level, Some(-1));
-        assert_eq!(run(&["--fast=3"]).level, Some(-3));
-        assert_eq!(run(&["--best"]).level, Some(12));
+        assert_eq!(run(&["-99"]).level, Some(Level::BEST));
+        assert_eq!(run(&["--fast"]).level, Some(Level::new(-1)));
+        assert_eq!(run(&["--fast=3"]).level, Some(Level::new(-3)));
+        assert_eq!(run(&["--fast=99999999"]).level, Some(Level::new(-65_537)));
+        assert_eq!(run(&["--best"]).level, Some(Level::new(12)));
         let o = run(&["-vd"]);
         assert_eq!((o.verbosity, o.mode), (3, Mode::Decompress));
     }
@@ -401,7 +405,10 @@ mod tests {
         assert_eq!(run(&["-T0"]).threads, Some(0));
         assert_eq!(run(&["-T"]).threads, Some(0));
         let o = run(&["-9T4c"]);
-        assert_eq!((o.level, o.threads, o.stdout), (Some(9), Some(4), true));
+        assert_eq!(
+            (o.level, o.threads, o.stdout),
+            (Some(Level::new(9)), Some(4), true)
+        );
         assert_eq!(run(&["-T100000"]).threads, Some(MAX_THREADS));
         assert_eq!(run(&["--threads=3"]).threads, Some(3));
         for bad in ["--threads", "--threads=", "--threads=x", "--threads=-1"] {

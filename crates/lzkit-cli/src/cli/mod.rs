@@ -110,6 +110,7 @@ Compression:
                          compression (slower), as in lz4
       --fast[=N]         faster, larger output (level -N, default N=1)
       --best             level 12
+      --favor-decSpeed   levels 10-12: faster decoding, slightly larger output
   -B4 -B5 -B6 -B7        block size 64 KiB, 256 KiB, 1 MiB, 4 MiB (default -B7)
   -BD                    linked blocks (better ratio)
   -BI                    independent blocks (default)
@@ -132,7 +133,7 @@ Details:
   Short options combine: -9fc is -9 -f -c, -B4DX is -B4 -BD -BX, -vd is -v -d.
   -B also takes a size in bytes of 32 or more, rounded up to 64 KiB..4 MiB.
   -Dfile and -D file are the same. Options after -- are file names.
-  --sparse, --no-sparse and --favor-decSpeed are accepted and ignored.
+  --sparse and --no-sparse are accepted and ignored.
   Invoked as unlz4 it decompresses; as lz4cat it decompresses to stdout.
 
 Safety:

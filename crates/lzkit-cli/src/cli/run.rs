@@ -6,12 +6,13 @@ use std::io::{self, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use lzkit::lz4::Level;
 use lzkit::lz4::frame::{
     BlockMode, DecodeOptions, FrameDecoder, FrameEncoder, FrameOptions, LEGACY_BLOCK_SIZE,
     effective_threads, list_frames,
 };
 
-use super::args::{MAX_LEVEL, MAX_THREADS, Mode, Options};
+use super::args::{MAX_THREADS, Mode, Options};
 use super::list;
 use super::output::{BUFFER_SIZE, Sink, Target};
 use super::progress::{CountingReader, Progress};
@@ -168,17 +169,22 @@ impl Job {
         }
         // The rest from the defaults, so that options the library adds
         // later keep their default values here.
-        let frame = FrameOptions {
-            level,
-            block_size: opts.block_size,
-            block_mode: opts.block_mode,
-            block_checksum: opts.block_checksum,
-            content_checksum: opts.content_checksum,
-            dictionary: dictionary.clone(),
-            legacy: opts.legacy,
-            threads,
-            ..FrameOptions::default()
-        };
+        let frame = FrameOptions::new()
+            .level(level)
+            .block_size(opts.block_size)
+            // The legacy format has only independent blocks and no block
+            // checksums: with -l, lz4 ignores -BD and -BX.
+            .block_mode(if opts.legacy {
+                BlockMode::Independent
+            } else {
+                opts.block_mode
+            })
+            .block_checksum(opts.block_checksum && !opts.legacy)
+            .content_checksum(opts.content_checksum)
+            .dictionary_opt(dictionary.clone())
+            .legacy(opts.legacy)
+            .favor_dec_speed(opts.favor_dec_speed)
+            .threads(threads);
         Ok(Job {
             opts,
             rep,
@@ -415,10 +421,9 @@ impl Job {
         let buffered = BufReader::with_capacity(BUFFER_SIZE, counting);
         let mut decoder = FrameDecoder::with_options(
             buffered,
-            &DecodeOptions {
-                threads: self.threads,
-                dictionary: self.dictionary.clone(),
-            },
+            &DecodeOptions::new()
+                .threads(self.threads)
+                .dictionary_opt(self.dictionary.clone()),
         );
         let mut buf = vec![0u8; BUFFER_SIZE];
         loop {
@@ -496,18 +501,18 @@ fn describe_frame(name: &str, f: &FrameOptions) -> String {
 }
 
 /// The default level: `LZ4_CLEVEL` if it holds a valid level, else 1.
-fn level_from_env(rep: &Reporter) -> i32 {
+fn level_from_env(rep: &Reporter) -> Level {
     let Some(value) = std::env::var_os(LEVEL_ENV) else {
-        return 1;
+        return Level::DEFAULT;
     };
     match value.to_str().and_then(|v| v.trim().parse::<u32>().ok()) {
-        Some(n) => n.min(MAX_LEVEL as u32) as i32,
+        Some(n) => Level::saturating(u64::from(n)),
         None => {
             rep.warn(format!(
                 "ignoring {LEVEL_ENV}={}: not a valid level",
                 value.to_string_lossy()
             ));
-            1
+            Level::DEFAULT
         }
     }
 }

@@ -9,9 +9,6 @@ use std::ops::Range;
 use lzkit::lz4::block;
 use lzkit_testkit::c_ref;
 
-/// Highest compression level of both libraries (`LZ4HC_CLEVEL_MAX`).
-pub const MAX_LEVEL: i32 = c_ref::MAX_LEVEL;
-
 /// Who compresses the blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compressor {

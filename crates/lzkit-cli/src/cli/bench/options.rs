@@ -4,9 +4,10 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::codec::{Compressor, MAX_LEVEL};
+use super::codec::Compressor;
 use super::measure::Stat;
 use super::report::Format;
+use lzkit::lz4::Level;
 
 /// Default block size: ClickHouse's minimum compress block, and the size
 /// the ClickHouse study measured (it fits, with its compressed form, in L2).
@@ -25,8 +26,6 @@ pub const DEFAULT_ROUNDS: u32 = 20;
 const MAX_ROUNDS: u32 = 100_000;
 /// Default seed of the round order and adaptive decoders ("lzkit").
 pub const DEFAULT_SEED: u64 = 0x006C_7A6B_6974;
-/// Largest `--fast=N` (`LZ4_ACCELERATION_MAX`).
-const MAX_FAST: i32 = 65_537;
 /// `--quick`: rounds, few but past the noisiest first ones.
 const QUICK_ROUNDS: u32 = 5;
 /// `--quick`: the built-in corpus at 1/16 of its size (2.75 MiB in all),
@@ -194,8 +193,8 @@ fn parse_long(
         "fast" => {
             let n = match attached {
                 None => 1,
-                Some(v) => match v.parse::<i32>() {
-                    Ok(n) if n >= 1 => n.min(MAX_FAST),
+                Some(v) => match v.parse::<u32>() {
+                    Ok(n) if n >= 1 => n,
                     _ => {
                         return Err(format!(
                             "invalid --fast value '{v}': expected an integer >= 1"
@@ -203,11 +202,11 @@ fn parse_long(
                     }
                 },
             };
-            raw.level = Some(-n);
+            raw.level = Some(Level::fast(n).get());
         }
         "best" => {
             no_value()?;
-            raw.level = Some(MAX_LEVEL);
+            raw.level = Some(Level::BEST.get());
         }
         "quick" => {
             no_value()?;
@@ -239,7 +238,7 @@ fn parse_short(
                 .parse()
                 .map_err(|_| format!("invalid option -{cluster}: a level is -1 ... -12"))?;
             // As lz4 does, levels above the highest compress at the highest.
-            raw.level = Some(n.min(MAX_LEVEL as u32) as i32);
+            raw.level = Some(Level::saturating(u64::from(n)).get());
         }
         Some(b'B') => raw.block_size = Some(parse_size(&value_of("-B", attached(1), rest)?)?),
         Some(b'i') => raw.rounds = Some(parse_rounds(&value_of("-i", attached(1), rest)?)?),

@@ -11,18 +11,19 @@
 //! the caller's buffer, and [`Compressor::rebase`] follows the buffer when the
 //! caller slides its window.
 //!
-//! The sequence-writing helpers at the end of this file ([`write_literals`],
-//! [`write_match_length`], [`count_equal`], ...) are the one output path of
-//! every engine.
+//! Every engine writes its output through [`super::sequence`].
+//!
+//! The one-shot functions of [`super`] run on per-thread engines
+//! ([`with_compressor`]), so repeated calls allocate nothing.
 
+use super::format::{
+    LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, MIN_MATCH, max_compressed_size,
+};
 use super::hc::HcCompressor;
-use super::{LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_MATCH, max_compressed_size};
+use super::sequence::{count_equal, read_u32, read_u64, write_literals, write_match_length};
 use crate::error::{Error, Result};
-use crate::kernels::Kernel;
-use crate::kernels::portable::Portable;
-
-/// Literal copies in the compressor use 16-byte portable chunks.
-type LiteralCopy = Portable<16>;
+use crate::lz4::Level;
+use std::cell::RefCell;
 
 /// Hash table entries: 2^13. The reference uses 2^13 16-bit entries for
 /// inputs under 64 KiB and 2^12 32-bit entries otherwise (16 KiB either way);
@@ -64,10 +65,6 @@ impl Compressor {
     /// Levels >= 10 only: avoid matches that are slow to decode (offsets
     /// below 8, lengths 19 to 36), at a small cost in ratio. Other levels
     /// ignore it, as in the reference.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "crate-internal until the public API exposes it")
-    )]
     pub(crate) fn set_favor_dec_speed(&mut self, on: bool) {
         if let Compressor::High(hc) = self {
             hc.set_favor_dec_speed(on);
@@ -157,11 +154,7 @@ pub(crate) struct FastCompressor {
 impl FastCompressor {
     /// A compressor for `level` (`<= 0` means acceleration `1 - level`).
     pub(crate) fn new(level: i32) -> Self {
-        let accel = if level >= 1 {
-            1
-        } else {
-            (1i64 - level as i64).min(65_537) as u32
-        };
+        let accel = Level::new(level).acceleration();
         FastCompressor {
             // Zeroed by `reset` when a block begins.
             table: vec![0u32; TABLE_SIZE]
@@ -343,85 +336,116 @@ fn hash_at<const SMALL: bool>(buf: &[u8], p: usize) -> usize {
     }
 }
 
-/// Write a token with the literal length `n` (match nibble 0), the length's
-/// 255-run bytes and the literals `src[..n]` at `dst[op..]`. Returns the new
-/// output position; the token is at the old `op`.
-#[inline(always)]
-pub(super) fn write_literals(dst: &mut [u8], op: usize, src: &[u8], n: usize) -> usize {
-    let mut o = op + 1;
-    if n >= 15 {
-        dst[op] = 15 << 4;
-        o = write_length(dst, o, n - 15);
-    } else {
-        dst[op] = (n as u8) << 4;
+/// [`super::compress_with_dict_into`]: the history is the last 64 KiB of
+/// `dict`, put before `src` in one buffer.
+pub(super) fn compress_with_dict_into(
+    src: &[u8],
+    dict: &[u8],
+    dst: &mut [u8],
+    level: i32,
+) -> Result<usize> {
+    if src.len() > MAX_INPUT_SIZE {
+        return Err(Error::InputTooLarge {
+            size: src.len(),
+            limit: MAX_INPUT_SIZE,
+        });
     }
-    if n + LiteralCopy::OVERRUN <= src.len() && o + n + LiteralCopy::OVERRUN <= dst.len() {
-        // SAFETY: both checks above bound the chunked copy's reads and
-        // writes, which stop within OVERRUN bytes past `n`.
-        unsafe { LiteralCopy::copy_literals(dst.as_mut_ptr().add(o), src.as_ptr(), n) };
+    let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE + 1)..];
+    if dict.is_empty() {
+        with_compressor(level, |c| c.compress_block(src, 0, dst))
     } else {
-        dst[o..o + n].copy_from_slice(&src[..n]);
-    }
-    o + n
-}
-
-/// Put the match length `ml` (already minus MIN_MATCH) into the token at
-/// `token_pos` and any 255-run bytes at `dst[op..]`.
-#[inline(always)]
-pub(super) fn write_match_length(dst: &mut [u8], token_pos: usize, op: usize, ml: usize) -> usize {
-    if ml >= 15 {
-        dst[token_pos] |= 15;
-        write_length(dst, op, ml - 15)
-    } else {
-        dst[token_pos] |= ml as u8;
-        op
+        let mut buf = Vec::with_capacity(dict.len() + src.len());
+        buf.extend_from_slice(dict);
+        buf.extend_from_slice(src);
+        with_compressor(level, |c| c.compress_block(&buf, dict.len(), dst))
     }
 }
 
-/// Write a length continuation: 255 bytes, then the remainder.
-#[inline(always)]
-fn write_length(dst: &mut [u8], mut op: usize, mut n: usize) -> usize {
-    while n >= 255 {
-        dst[op] = 255;
-        op += 1;
-        n -= 255;
-    }
-    dst[op] = n as u8;
-    op + 1
+thread_local! {
+    /// The HC engine behind the one-shot compression functions, one per
+    /// thread. Its tables (up to 320 KiB) are allocated once, and starting a
+    /// block needs no clearing; a fresh engine per call would allocate and
+    /// zero them every time, which costs more than compressing a small or
+    /// very repetitive input.
+    static THREAD_HC: RefCell<Option<Compressor>> = const { RefCell::new(None) };
+    /// The fast engine behind the one-shot functions (levels <= 1): reusing
+    /// its table saves an allocation per call, which matters on inputs that
+    /// compress at many GB/s.
+    static THREAD_FAST: RefCell<Option<(i32, Compressor)>> = const { RefCell::new(None) };
 }
 
-/// Number of equal bytes at `a` and `b` (with `b < a`), not going past `limit`.
-#[inline(always)]
-pub(super) fn count_equal(buf: &[u8], a: usize, b: usize, limit: usize) -> usize {
-    if a >= limit {
-        return 0;
+/// Run `f` with a compressor for `level`: this thread's HC engine (set to
+/// `level`) for levels >= 2, this thread's fast engine below.
+fn with_compressor<T>(level: i32, f: impl FnOnce(&mut Compressor) -> T) -> T {
+    if level <= 1 {
+        return THREAD_FAST.with(|slot| match slot.try_borrow_mut() {
+            Ok(mut slot) => {
+                if !matches!(*slot, Some((l, _)) if l == level) {
+                    *slot = Some((level, Compressor::new(level)));
+                }
+                f(&mut slot.as_mut().expect("set above").1)
+            }
+            Err(_) => f(&mut Compressor::new(level)),
+        });
     }
-    // Two slices of the same length, taken once: the loop below then needs
-    // no bounds checks.
-    let n = limit - a;
-    let (xs, ys) = (&buf[a..limit], &buf[b..b + n]);
-    let mut done = 0;
-    for (x, y) in xs.chunks_exact(8).zip(ys.chunks_exact(8)) {
-        let diff = u64::from_le_bytes(x.try_into().expect("8 bytes"))
-            ^ u64::from_le_bytes(y.try_into().expect("8 bytes"));
-        if diff != 0 {
-            return done + (diff.trailing_zeros() / 8) as usize;
+    THREAD_HC.with(|slot| match slot.try_borrow_mut() {
+        Ok(mut slot) => {
+            let reusable = match slot.as_mut() {
+                Some(Compressor::High(hc)) => hc.set_level(level),
+                _ => false,
+            };
+            if !reusable {
+                *slot = Some(Compressor::new(level));
+            }
+            f(slot.as_mut().expect("set above"))
         }
-        done += 8;
+        // Re-entered (cannot happen today): use a one-off engine.
+        Err(_) => f(&mut Compressor::new(level)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lz4::block::*;
+
+    fn sample(n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n);
+        let mut x = 12345u32;
+        while v.len() < n {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let k = (x >> 16) as usize % 40;
+            let b = (x >> 8) as u8 % 7;
+            v.extend(std::iter::repeat_n(b"abcdefghij"[b as usize], k % 9));
+            v.extend_from_slice(&(x as u16).to_le_bytes()[..(x as usize >> 3) % 3]);
+            v.extend_from_slice(b"the quick brown fox ");
+        }
+        v.truncate(n);
+        v
     }
-    done + xs[done..]
-        .iter()
-        .zip(&ys[done..])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
 
-#[inline(always)]
-pub(super) fn read_u32(buf: &[u8], p: usize) -> u32 {
-    u32::from_le_bytes(buf[p..p + 4].try_into().expect("4 bytes"))
-}
+    #[test]
+    fn round_trip_sizes_and_levels() {
+        for n in [
+            0, 1, 5, 12, 13, 14, 100, 1000, 65_535, 65_536, 65_547, 65_548, 300_000,
+        ] {
+            let data = sample(n);
+            for level in [-10, 0, 1, 9] {
+                let c = compress(&data, level);
+                assert!(c.len() <= max_compressed_size(n));
+                let d = decompress(&c, n).unwrap_or_else(|e| panic!("n={n} level={level}: {e}"));
+                assert_eq!(d, data, "n={n} level={level}");
+            }
+        }
+    }
 
-#[inline(always)]
-pub(super) fn read_u64(buf: &[u8], p: usize) -> u64 {
-    u64::from_le_bytes(buf[p..p + 8].try_into().expect("8 bytes"))
+    #[test]
+    fn dictionary_round_trip() {
+        let dict = sample(100_000);
+        let data = sample(50_000);
+        let c = compress_with_dict(&data, &dict, 1);
+        assert!(c.len() < compress(&data, 1).len());
+        let mut out = vec![0u8; data.len()];
+        let n = decompress_with_dict_into(&c, &mut out, &dict).unwrap();
+        assert_eq!(&out[..n], &data[..]);
+    }
 }

@@ -18,16 +18,30 @@
 //! * [`decompress_into`]: safe on any input. It never panics, never reads or
 //!   writes outside the two slices, only ever copies bytes it has itself
 //!   written in this call (or the dictionary), and reports malformed input as
-//!   [`Error::CorruptBlock`].
+//!   [`Error::CorruptBlock`](crate::Error::CorruptBlock).
+//!
+//! # Layout
+//! * `format`: the format's limits ([`MIN_MATCH`], [`MF_LIMIT`], ...) and
+//!   [`max_compressed_size`];
+//! * `sequence`: writing sequences, the output path of every compressor;
+//! * `compress`: the fast compressor and the per-level dispatch; `hc`: the
+//!   high-compression engines (levels 2 to 12);
+//! * `decompress`, `variant`, `decoder`: the decode loop, its instances, and
+//!   the adaptive [`Decoder`] that chooses among them.
 
 mod compress;
 mod decoder;
 mod decompress;
+mod format;
 mod hc;
+mod sequence;
 mod variant;
 
 pub(crate) use compress::Compressor;
 pub use decoder::{Decoder, MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
+pub use format::{
+    LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, MIN_MATCH, max_compressed_size,
+};
 pub use variant::{Shape, Variant};
 
 use std::cell::RefCell;
@@ -50,126 +64,94 @@ pub(crate) fn with_thread_decoder<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
     })
 }
 
-use crate::error::{Error, Result};
-
-/// LZ4 block format: the shortest match is 4 bytes.
-pub const MIN_MATCH: usize = 4;
-/// LZ4 block format: the last 5 bytes of a block are always literals.
-pub const LAST_LITERALS: usize = 5;
-/// LZ4 block format: the last match must start at least 12 bytes before the
-/// end of the block (a match needs 4 bytes, then 8 more, so that a decoder's
-/// wild copies of the last match stay inside the block's own last literals).
-pub const MF_LIMIT: usize = 12;
-/// Largest match offset: offsets are 16-bit, so the window is 64 KiB - 1.
-pub const MAX_DISTANCE: usize = 65_535;
-/// Largest input the block format accepts (`LZ4_MAX_INPUT_SIZE`).
-pub const MAX_INPUT_SIZE: usize = 0x7E00_0000;
-
-/// Upper bound of the compressed size of `n` input bytes (incompressible data
-/// grows by one length byte per 255 literals, plus the token and slack).
-/// Returns 0 when `n` exceeds [`MAX_INPUT_SIZE`].
-pub const fn max_compressed_size(n: usize) -> usize {
-    if n > MAX_INPUT_SIZE {
-        0
-    } else {
-        n + n / 255 + 16
-    }
-}
+use crate::error::Result;
+use crate::lz4::Level;
 
 /// Compress `src` into a new vector at `level` (1 = default fast; `<= 0` =
-/// faster; 2..=12 = slower, smaller: see the [module documentation](self)).
+/// faster; 2..=12 = slower, smaller: see the [module documentation](self)
+/// and [`Level`]; a plain `i32` works).
 ///
 /// # Panics
 /// If `src` is larger than [`MAX_INPUT_SIZE`].
-pub fn compress(src: &[u8], level: i32) -> Vec<u8> {
-    let mut dst = vec![0u8; max_compressed_size(src.len())];
-    let n = compress_into(src, &mut dst, level).expect("input larger than MAX_INPUT_SIZE");
-    dst.truncate(n);
-    dst
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let data = b"abcabcabcabcabcabcabcabcabcabc".repeat(10);
+/// let packed = block::compress(&data, 9);
+/// assert!(packed.len() < data.len());
+/// assert_eq!(block::decompress(&packed, data.len())?, data);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn compress(src: &[u8], level: impl Into<Level>) -> Vec<u8> {
+    compress_with_dict(src, &[], level)
 }
 
 /// Compress `src` into `dst` and return the compressed size. `dst` should be
 /// at least [`max_compressed_size`]`(src.len())` bytes; a smaller buffer is an
 /// error if the output does not fit in it.
-pub fn compress_into(src: &[u8], dst: &mut [u8], level: i32) -> Result<usize> {
-    compress_with_dict_into(src, &[], dst, level)
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let data = vec![7u8; 10_000];
+/// let mut dst = vec![0u8; block::max_compressed_size(data.len())];
+/// let n = block::compress_into(&data, &mut dst, 1)?;
+/// let mut out = vec![0u8; data.len()];
+/// assert_eq!(block::decompress_into(&dst[..n], &mut out)?, data.len());
+/// assert_eq!(out, data);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn compress_into(src: &[u8], dst: &mut [u8], level: impl Into<Level>) -> Result<usize> {
+    compress::compress_with_dict_into(src, &[], dst, level.into().get())
 }
 
 /// Compress `src` using the last 64 KiB of `dict` as history (an external
 /// dictionary); decode the result with [`decompress_with_dict_into`].
-pub fn compress_with_dict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
+///
+/// # Panics
+/// If `src` is larger than [`MAX_INPUT_SIZE`].
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let dict = b"GET /index.html HTTP/1.1\r\nHost: example.com\r\n".repeat(4);
+/// let msg = b"GET /index.html HTTP/1.1\r\nHost: example.org\r\n";
+/// let packed = block::compress_with_dict(msg, &dict, 1);
+/// let mut out = vec![0u8; msg.len()];
+/// let n = block::decompress_with_dict_into(&packed, &mut out, &dict)?;
+/// assert_eq!(&out[..n], &msg[..]);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn compress_with_dict(src: &[u8], dict: &[u8], level: impl Into<Level>) -> Vec<u8> {
     let mut dst = vec![0u8; max_compressed_size(src.len())];
-    let n = compress_with_dict_into(src, dict, &mut dst, level)
+    let n = compress::compress_with_dict_into(src, dict, &mut dst, level.into().get())
         .expect("input larger than MAX_INPUT_SIZE");
     dst.truncate(n);
     dst
 }
 
 /// [`compress_with_dict`] into a caller's buffer.
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let dict = b"a shared preamble, ".repeat(20);
+/// let msg = b"a shared preamble, then something new";
+/// let mut dst = vec![0u8; block::max_compressed_size(msg.len())];
+/// let n = block::compress_with_dict_into(msg, &dict, &mut dst, 1)?;
+/// let mut out = vec![0u8; msg.len()];
+/// block::decompress_with_dict_into(&dst[..n], &mut out, &dict)?;
+/// assert_eq!(&out[..], &msg[..]);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn compress_with_dict_into(
     src: &[u8],
     dict: &[u8],
     dst: &mut [u8],
-    level: i32,
+    level: impl Into<Level>,
 ) -> Result<usize> {
-    if src.len() > MAX_INPUT_SIZE {
-        return Err(Error::InputTooLarge {
-            size: src.len(),
-            limit: MAX_INPUT_SIZE,
-        });
-    }
-    let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE + 1)..];
-    if dict.is_empty() {
-        with_compressor(level, |c| c.compress_block(src, 0, dst))
-    } else {
-        let mut buf = Vec::with_capacity(dict.len() + src.len());
-        buf.extend_from_slice(dict);
-        buf.extend_from_slice(src);
-        with_compressor(level, |c| c.compress_block(&buf, dict.len(), dst))
-    }
-}
-
-thread_local! {
-    /// The HC engine behind the one-shot compression functions, one per
-    /// thread. Its tables (up to 320 KiB) are allocated once, and starting a
-    /// block needs no clearing; a fresh engine per call would allocate and
-    /// zero them every time, which costs more than compressing a small or
-    /// very repetitive input.
-    static THREAD_HC: RefCell<Option<Compressor>> = const { RefCell::new(None) };
-    /// The fast engine behind the one-shot functions (levels <= 1): reusing
-    /// its table saves an allocation per call, which matters on inputs that
-    /// compress at many GB/s.
-    static THREAD_FAST: RefCell<Option<(i32, Compressor)>> = const { RefCell::new(None) };
-}
-
-/// Run `f` with a compressor for `level`: this thread's HC engine (set to
-/// `level`) for levels >= 2, this thread's fast engine below.
-fn with_compressor<T>(level: i32, f: impl FnOnce(&mut Compressor) -> T) -> T {
-    if level <= 1 {
-        return THREAD_FAST.with(|slot| match slot.try_borrow_mut() {
-            Ok(mut slot) => {
-                if !matches!(*slot, Some((l, _)) if l == level) {
-                    *slot = Some((level, Compressor::new(level)));
-                }
-                f(&mut slot.as_mut().expect("set above").1)
-            }
-            Err(_) => f(&mut Compressor::new(level)),
-        });
-    }
-    THREAD_HC.with(|slot| match slot.try_borrow_mut() {
-        Ok(mut slot) => {
-            let reusable = match slot.as_mut() {
-                Some(Compressor::High(hc)) => hc.set_level(level),
-                _ => false,
-            };
-            if !reusable {
-                *slot = Some(Compressor::new(level));
-            }
-            f(slot.as_mut().expect("set above"))
-        }
-        // Re-entered (cannot happen today): use a one-off engine.
-        Err(_) => f(&mut Compressor::new(level)),
-    })
+    compress::compress_with_dict_into(src, dict, dst, level.into().get())
 }
 
 /// Decompress the block `src` into `dst` and return the number of bytes
@@ -205,50 +187,4 @@ pub fn decompress(src: &[u8], max_size: usize) -> Result<Vec<u8>> {
     let n = decompress_into(src, &mut dst)?;
     dst.truncate(n);
     Ok(dst)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample(n: usize) -> Vec<u8> {
-        let mut v = Vec::with_capacity(n);
-        let mut x = 12345u32;
-        while v.len() < n {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            let k = (x >> 16) as usize % 40;
-            let b = (x >> 8) as u8 % 7;
-            v.extend(std::iter::repeat_n(b"abcdefghij"[b as usize], k % 9));
-            v.extend_from_slice(&(x as u16).to_le_bytes()[..(x as usize >> 3) % 3]);
-            v.extend_from_slice(b"the quick brown fox ");
-        }
-        v.truncate(n);
-        v
-    }
-
-    #[test]
-    fn round_trip_sizes_and_levels() {
-        for n in [
-            0, 1, 5, 12, 13, 14, 100, 1000, 65_535, 65_536, 65_547, 65_548, 300_000,
-        ] {
-            let data = sample(n);
-            for level in [-10, 0, 1, 9] {
-                let c = compress(&data, level);
-                assert!(c.len() <= max_compressed_size(n));
-                let d = decompress(&c, n).unwrap_or_else(|e| panic!("n={n} level={level}: {e}"));
-                assert_eq!(d, data, "n={n} level={level}");
-            }
-        }
-    }
-
-    #[test]
-    fn dictionary_round_trip() {
-        let dict = sample(100_000);
-        let data = sample(50_000);
-        let c = compress_with_dict(&data, &dict, 1);
-        assert!(c.len() < compress(&data, 1).len());
-        let mut out = vec![0u8; data.len()];
-        let n = decompress_with_dict_into(&c, &mut out, &dict).unwrap();
-        assert_eq!(&out[..n], &data[..]);
-    }
 }

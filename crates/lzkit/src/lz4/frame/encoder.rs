@@ -12,7 +12,7 @@
 
 use super::header::{BLOCK_STORED_FLAG, Header};
 use super::{BlockMode, FrameOptions, LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MIN_JOB_SIZE};
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::lz4::block::{Compressor, MAX_DISTANCE, max_compressed_size};
 use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
 use std::io::{self, Write};
@@ -26,7 +26,37 @@ const HISTORY: usize = MAX_DISTANCE;
 
 /// Compress `src` into one frame (or a legacy stream if `opts.legacy`).
 /// If `opts.content_size` is set, the header records `src.len()`.
+///
+/// # Panics
+/// If the options cannot be used together ([`FrameOptions::validate`]);
+/// [`try_compress`] returns that error instead.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+///
+/// let data = b"one frame, readable by the lz4 command. ".repeat(100);
+/// let packed = frame::compress(&data, &FrameOptions::new().level(9));
+/// assert_eq!(frame::decompress(&packed)?, data);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn compress(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
+    try_compress(src, opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`compress`], returning [`Error::InvalidOptions`] for options that
+/// cannot be used together instead of panicking.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, BlockMode, FrameOptions};
+///
+/// let bad = FrameOptions::new().legacy(true).block_mode(BlockMode::Linked);
+/// assert!(frame::try_compress(b"data", &bad).is_err());
+/// let good = FrameOptions::new().legacy(true);
+/// assert_eq!(frame::decompress(&frame::try_compress(b"data", &good)?)?, b"data");
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn try_compress(src: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
+    opts.validate()?;
     let mut opts = opts.clone();
     if opts.content_size.is_some() {
         opts.content_size = Some(src.len() as u64);
@@ -37,12 +67,14 @@ pub fn compress(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
     // Writing to a Vec cannot fail, and the content size is right by construction.
     debug_assert!(written.is_ok());
     drop(written);
-    out
+    Ok(out)
 }
 
 /// How every job cuts and compresses its blocks (shared by the workers).
 struct Plan {
     level: i32,
+    /// Levels 10 to 12: avoid matches slow to decode.
+    favor_dec_speed: bool,
     block_max: usize,
     /// Linked blocks: each block continues from the job's earlier input.
     linked: bool,
@@ -98,6 +130,7 @@ impl Plan {
         };
         Plan {
             level: opts.level,
+            favor_dec_speed: opts.favor_dec_speed,
             block_max: if opts.legacy {
                 LEGACY_BLOCK_SIZE
             } else {
@@ -111,8 +144,10 @@ impl Plan {
     }
 
     fn worker(&self) -> Worker {
+        let mut compressor = Compressor::new(self.level);
+        compressor.set_favor_dec_speed(self.favor_dec_speed);
         Worker {
-            compressor: Compressor::new(self.level),
+            compressor,
             scratch: Vec::new(),
         }
     }
@@ -226,9 +261,24 @@ struct Pipeline {
 /// compressed in parallel and written in order, with at most about two jobs
 /// per thread held in memory. Call [`FrameEncoder::finish`] to write the
 /// end mark and checksum (dropping the encoder without it leaves an
-/// unterminated frame).
+/// unterminated frame), or let [`FrameEncoder::auto_finish`] do it on drop.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameEncoder, FrameOptions};
+/// use std::io::Write;
+///
+/// let mut enc = FrameEncoder::new(Vec::new(), &FrameOptions::new().level(9));
+/// for line in 0..1000 {
+///     writeln!(enc, "line {line} of a streamed log")?;
+/// }
+/// let packed = enc.finish()?;
+/// assert!(frame::decompress(&packed)?.starts_with(b"line 0 of"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FrameEncoder<W: Write> {
     inner: Option<W>,
+    /// Options that cannot be used together: every write fails with this.
+    invalid: Option<&'static str>,
     opts: FrameOptions,
     plan: Arc<Plan>,
     /// Input per job: a whole number of blocks.
@@ -253,7 +303,10 @@ pub struct FrameEncoder<W: Write> {
 
 impl<W: Write> FrameEncoder<W> {
     /// Start a frame on `inner` with `opts`. The header is written with the
-    /// first block (or at [`FrameEncoder::finish`] for empty input).
+    /// first block (or at [`FrameEncoder::finish`] for empty input). Options
+    /// that cannot be used together ([`FrameOptions::validate`]) make every
+    /// write, flush and finish fail with [`Error::InvalidOptions`];
+    /// [`FrameEncoder::try_new`] reports them at once.
     pub fn new(inner: W, opts: &FrameOptions) -> Self {
         let plan = Plan::new(opts);
         let job_size = MIN_JOB_SIZE.max(plan.block_max);
@@ -266,6 +319,10 @@ impl<W: Write> FrameEncoder<W> {
         let prefix = buf.len();
         FrameEncoder {
             inner: Some(inner),
+            invalid: match opts.validate() {
+                Err(Error::InvalidOptions(why)) => Some(why),
+                _ => None,
+            },
             opts: opts.clone(),
             plan: Arc::new(plan),
             job_size,
@@ -278,6 +335,28 @@ impl<W: Write> FrameEncoder<W> {
             hasher: (opts.content_checksum && !opts.legacy).then(|| Xxh32::new(0)),
             header_written: false,
             total_in: 0,
+        }
+    }
+
+    /// [`FrameEncoder::new`], or [`Error::InvalidOptions`] if the options
+    /// cannot be used together.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{FrameEncoder, FrameOptions};
+    ///
+    /// let bad = FrameOptions::new().legacy(true).block_checksum(true);
+    /// assert!(FrameEncoder::try_new(Vec::new(), &bad).is_err());
+    /// ```
+    pub fn try_new(inner: W, opts: &FrameOptions) -> Result<Self> {
+        opts.validate()?;
+        Ok(Self::new(inner, opts))
+    }
+
+    /// Fail if the options were invalid.
+    fn check_options(&self) -> io::Result<()> {
+        match self.invalid {
+            Some(why) => Err(Error::InvalidOptions(why).into_io()),
+            None => Ok(()),
         }
     }
 
@@ -428,6 +507,7 @@ impl<W: Write> FrameEncoder<W> {
     /// return the writer. Fails if `content_size` was set and differs from
     /// the number of bytes written.
     pub fn finish(mut self) -> io::Result<W> {
+        self.check_options()?;
         self.end_job(false)?;
         self.drain(true)?;
         self.write_header()?;
@@ -458,10 +538,104 @@ impl<W: Write> FrameEncoder<W> {
     pub fn get_ref(&self) -> &W {
         self.inner.as_ref().expect("FrameEncoder used after finish")
     }
+
+    /// The underlying writer, mutably. Writing to it directly corrupts the
+    /// frame being written.
+    pub fn get_mut(&mut self) -> &mut W {
+        self.writer()
+    }
+
+    /// The underlying writer, without finishing the frame: what was written
+    /// so far is an unterminated frame (input still buffered is dropped).
+    /// Use [`FrameEncoder::finish`] to end the frame.
+    pub fn into_inner(mut self) -> W {
+        self.inner.take().expect("FrameEncoder used after finish")
+    }
+
+    /// Wrap the encoder so that dropping it finishes the frame (errors are
+    /// then lost: call [`AutoFinishEncoder::finish`] to see them). Handy
+    /// where the writer is passed around as a `Box<dyn Write>`.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, FrameEncoder, FrameOptions};
+    /// use std::io::Write;
+    ///
+    /// let mut packed = Vec::new();
+    /// {
+    ///     let mut w: Box<dyn Write + '_> =
+    ///         Box::new(FrameEncoder::new(&mut packed, &FrameOptions::new()).auto_finish());
+    ///     w.write_all(b"finished when dropped")?;
+    /// }
+    /// assert_eq!(frame::decompress(&packed)?, b"finished when dropped");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn auto_finish(self) -> AutoFinishEncoder<W> {
+        AutoFinishEncoder {
+            encoder: Some(self),
+        }
+    }
+}
+
+/// A [`FrameEncoder`] that finishes its frame when dropped (except while a
+/// panic unwinds, so that an interrupted stream is not made to look
+/// complete). Made by [`FrameEncoder::auto_finish`].
+pub struct AutoFinishEncoder<W: Write> {
+    /// `None` only after `finish` or drop.
+    encoder: Option<FrameEncoder<W>>,
+}
+
+impl<W: Write> AutoFinishEncoder<W> {
+    fn encoder(&mut self) -> &mut FrameEncoder<W> {
+        self.encoder.as_mut().expect("present until finished")
+    }
+
+    /// The underlying writer.
+    pub fn get_ref(&self) -> &W {
+        self.encoder
+            .as_ref()
+            .expect("present until finished")
+            .get_ref()
+    }
+
+    /// The underlying writer, mutably (writing to it directly corrupts the
+    /// frame).
+    pub fn get_mut(&mut self) -> &mut W {
+        self.encoder().get_mut()
+    }
+
+    /// Finish now, reporting any error, and return the writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.encoder
+            .take()
+            .expect("present until finished")
+            .finish()
+    }
+}
+
+impl<W: Write> Write for AutoFinishEncoder<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.encoder().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.encoder().flush()
+    }
+}
+
+impl<W: Write> Drop for AutoFinishEncoder<W> {
+    fn drop(&mut self) {
+        if let Some(enc) = self.encoder.take()
+            && !std::thread::panicking()
+        {
+            // Nobody is left to report an error to.
+            let _ = enc.finish();
+        }
+    }
 }
 
 impl<W: Write> Write for FrameEncoder<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.check_options()?;
         if buf.is_empty() {
             return Ok(0);
         }
@@ -492,6 +666,7 @@ impl<W: Write> Write for FrameEncoder<W> {
     /// current job, write every job still in flight, and flush the
     /// underlying writer.
     fn flush(&mut self) -> io::Result<()> {
+        self.check_options()?;
         self.end_job(false)?;
         self.drain(true)?;
         self.write_header()?;

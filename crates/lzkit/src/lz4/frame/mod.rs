@@ -19,25 +19,33 @@
 //!   of independent-block frames in parallel, with the same output and the
 //!   same errors as serial decoding.
 
-mod decoder;
+mod decode;
 mod encoder;
 mod header;
 mod list;
 
 pub use crate::pool::effective_threads;
-pub use decoder::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
-pub use encoder::{FrameEncoder, compress};
+pub use decode::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
+pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, list_frames};
 
+use crate::error::{Error, Result};
+use crate::lz4::Level;
 use std::sync::Arc;
 
-/// Options for writing a frame. [`Default`] gives the `lz4` CLI's defaults:
-/// level 1, 4 MiB independent blocks, content checksum on, no block checksum,
-/// no content size.
+/// Options for writing a frame. [`FrameOptions::new`] (or [`Default`]) gives
+/// the `lz4` CLI's defaults: level 1, 4 MiB independent blocks, content
+/// checksum on, no block checksum, no content size; the builder methods
+/// change them. New options may be added (the struct is non-exhaustive), so
+/// build it with [`FrameOptions::new`] rather than a struct literal.
+///
+/// Some options exclude others: see [`FrameOptions::validate`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct FrameOptions {
-    /// Compression level, as for [`crate::lz4::block::compress`].
+    /// Compression level, as for [`crate::lz4::block::compress`]: the
+    /// number of a [`Level`] (set it with [`FrameOptions::level`]).
     pub level: i32,
     /// Maximum uncompressed size of one block.
     pub block_size: BlockSize,
@@ -56,8 +64,14 @@ pub struct FrameOptions {
     /// mode) or of every block (independent mode). Decoders need the same one.
     pub dictionary: Option<Arc<[u8]>>,
     /// Write the legacy format (`lz4 -l`) instead: 8 MiB independent blocks,
-    /// no checksums, no header options. Incompatible with a dictionary.
+    /// no checksums, no header options. `block_size` and `content_checksum`
+    /// are then ignored; a dictionary, a dictionary ID, block checksums, a
+    /// content size or linked blocks are errors ([`FrameOptions::validate`]).
     pub legacy: bool,
+    /// Levels 10 to 12: avoid matches that are slow to decode (offsets
+    /// below 8, lengths 19 to 36), for faster decoding at a small cost in
+    /// ratio (`lz4 --favor-decSpeed`). Other levels ignore it, as in lz4.
+    pub favor_dec_speed: bool,
     /// Worker threads: 0 = one per core, 1 = compress on the calling thread.
     /// Input is cut into jobs of [`MIN_JOB_SIZE`] bytes (or one block, if
     /// larger) in every case, so the output is the same for any value.
@@ -76,15 +90,159 @@ impl Default for FrameOptions {
             dict_id: None,
             dictionary: None,
             legacy: false,
+            favor_dec_speed: false,
             threads: 1,
         }
     }
 }
 
+impl FrameOptions {
+    /// The defaults (see [`FrameOptions`]); change them with the methods
+    /// below.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
+    ///
+    /// let opts = FrameOptions::new()
+    ///     .level(9)
+    ///     .block_size(BlockSize::Max256KB)
+    ///     .block_mode(BlockMode::Linked)
+    ///     .block_checksum(true)
+    ///     .threads(2);
+    /// let data = b"builder options ".repeat(1000);
+    /// assert_eq!(frame::decompress(&frame::compress(&data, &opts))?, data);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Set [`FrameOptions::level`] (a [`Level`] or a plain `i32`).
+    pub fn level(mut self, level: impl Into<Level>) -> Self {
+        self.level = level.into().get();
+        self
+    }
+
+    /// Set [`FrameOptions::block_size`].
+    pub fn block_size(mut self, block_size: BlockSize) -> Self {
+        self.block_size = block_size;
+        self
+    }
+
+    /// Set [`FrameOptions::block_mode`].
+    pub fn block_mode(mut self, block_mode: BlockMode) -> Self {
+        self.block_mode = block_mode;
+        self
+    }
+
+    /// Set [`FrameOptions::block_checksum`].
+    pub fn block_checksum(mut self, on: bool) -> Self {
+        self.block_checksum = on;
+        self
+    }
+
+    /// Set [`FrameOptions::content_checksum`].
+    pub fn content_checksum(mut self, on: bool) -> Self {
+        self.content_checksum = on;
+        self
+    }
+
+    /// Set [`FrameOptions::content_size`].
+    pub fn content_size(mut self, size: Option<u64>) -> Self {
+        self.content_size = size;
+        self
+    }
+
+    /// Set [`FrameOptions::dict_id`].
+    pub fn dict_id(mut self, id: Option<u32>) -> Self {
+        self.dict_id = id;
+        self
+    }
+
+    /// Set [`FrameOptions::dictionary`] (shared, not copied, when given an
+    /// `Arc<[u8]>`).
+    pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
+        self.dictionary = Some(dict.into());
+        self
+    }
+
+    /// Set or clear [`FrameOptions::dictionary`].
+    pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
+        self.dictionary = dict;
+        self
+    }
+
+    /// Set [`FrameOptions::legacy`].
+    pub fn legacy(mut self, on: bool) -> Self {
+        self.legacy = on;
+        self
+    }
+
+    /// Set [`FrameOptions::favor_dec_speed`].
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, FrameOptions};
+    ///
+    /// let data: Vec<u8> = (0..200_000u32).map(|i| (i % 7 + i / 1000 % 13) as u8).collect();
+    /// let plain = frame::compress(&data, &FrameOptions::new().level(12));
+    /// let quick = frame::compress(&data, &FrameOptions::new().level(12).favor_dec_speed(true));
+    /// assert_ne!(plain, quick);
+    /// assert_eq!(frame::decompress(&quick)?, data);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn favor_dec_speed(mut self, on: bool) -> Self {
+        self.favor_dec_speed = on;
+        self
+    }
+
+    /// Check that the options can be used together: the legacy format
+    /// (`legacy`) has no dictionary, dictionary ID, block checksums, content
+    /// size or linked blocks. [`FrameEncoder`] and [`compress`] report these
+    /// as [`Error::InvalidOptions`](crate::Error::InvalidOptions).
+    ///
+    /// ```
+    /// use lzkit::Error;
+    /// use lzkit::lz4::frame::{self, FrameOptions};
+    ///
+    /// let opts = FrameOptions::new().legacy(true).dictionary(&b"dict"[..]);
+    /// assert!(matches!(opts.validate(), Err(Error::InvalidOptions(_))));
+    /// assert!(frame::try_compress(b"data", &opts).is_err());
+    /// assert!(FrameOptions::new().legacy(true).validate().is_ok());
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        if !self.legacy {
+            return Ok(());
+        }
+        let problem = if self.dictionary.is_some() {
+            "the legacy format cannot use a dictionary: remove the dictionary or write a standard frame"
+        } else if self.dict_id.is_some() {
+            "the legacy format has no dictionary ID: remove dict_id or write a standard frame"
+        } else if self.block_checksum {
+            "the legacy format has no block checksums: turn block_checksum off or write a standard frame"
+        } else if self.content_size.is_some() {
+            "the legacy format cannot store the content size: remove content_size or write a standard frame"
+        } else if self.block_mode == BlockMode::Linked {
+            "the legacy format has only independent blocks: use BlockMode::Independent or write a standard frame"
+        } else {
+            return Ok(());
+        };
+        Err(Error::InvalidOptions(problem))
+    }
+
+    /// Set [`FrameOptions::threads`].
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+}
+
 /// Options for reading frames: [`decompress_with`] and
-/// [`FrameDecoder::with_options`]. [`Default`] decodes on the calling thread
-/// without a dictionary.
+/// [`FrameDecoder::with_options`]. [`DecodeOptions::new`] (or [`Default`])
+/// decodes on the calling thread without a dictionary. New options may be
+/// added (the struct is non-exhaustive): build it with
+/// [`DecodeOptions::new`] and the builder methods.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct DecodeOptions {
     /// Worker threads for independent-block frames: 0 = one per core, 1 =
     /// decode on the calling thread. Linked-block frames always decode
@@ -101,6 +259,43 @@ impl Default for DecodeOptions {
             threads: 1,
             dictionary: None,
         }
+    }
+}
+
+impl DecodeOptions {
+    /// The defaults (see [`DecodeOptions`]); change them with the methods
+    /// below.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, DecodeOptions, FrameOptions};
+    ///
+    /// let data = b"decode options ".repeat(1000);
+    /// let packed = frame::compress(&data, &FrameOptions::new());
+    /// let opts = DecodeOptions::new().threads(0);
+    /// assert_eq!(frame::decompress_with(&packed, &opts)?, data);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Set [`DecodeOptions::threads`].
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Set [`DecodeOptions::dictionary`] (shared, not copied, when given an
+    /// `Arc<[u8]>`).
+    pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
+        self.dictionary = Some(dict.into());
+        self
+    }
+
+    /// Set or clear [`DecodeOptions::dictionary`].
+    pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
+        self.dictionary = dict;
+        self
     }
 }
 
@@ -184,5 +379,69 @@ mod tests {
             },
         );
         assert_eq!(decompress(&c).unwrap(), data);
+    }
+
+    #[test]
+    fn favor_dec_speed_changes_optimal_levels_only_and_round_trips() {
+        let data = sample(600_000);
+        for level in [9, 10, 11, 12] {
+            let base = FrameOptions::new().level(level);
+            let plain = compress(&data, &base);
+            let favored = compress(&data, &base.clone().favor_dec_speed(true));
+            assert_eq!(decompress(&favored).unwrap(), data, "level {level}");
+            if level >= 10 {
+                assert_ne!(plain, favored, "level {level}");
+            } else {
+                assert_eq!(plain, favored, "level {level}: ignored below 10");
+            }
+        }
+    }
+
+    #[test]
+    fn legacy_rejects_what_it_cannot_write() {
+        use std::io::Write;
+        let legacy = FrameOptions::new().legacy(true);
+        let bad = [
+            legacy.clone().dictionary(&b"dict"[..]),
+            legacy.clone().dict_id(Some(7)),
+            legacy.clone().block_checksum(true),
+            legacy.clone().content_size(Some(3)),
+            legacy.clone().block_mode(BlockMode::Linked),
+        ];
+        for o in &bad {
+            assert!(
+                matches!(o.validate(), Err(Error::InvalidOptions(_))),
+                "{o:?}"
+            );
+            assert!(matches!(
+                try_compress(b"abc", o),
+                Err(Error::InvalidOptions(_))
+            ));
+            assert!(FrameEncoder::try_new(Vec::new(), o).is_err());
+            let mut enc = FrameEncoder::new(Vec::new(), o);
+            let e = enc.write_all(b"abc").unwrap_err();
+            assert!(matches!(Error::from_io(e), Error::InvalidOptions(_)));
+            assert!(enc.finish().is_err());
+        }
+        assert_eq!(decompress(&compress(b"abc", &legacy)).unwrap(), b"abc");
+    }
+
+    #[test]
+    fn encoder_adapters() {
+        use std::io::Write;
+        let mut enc = FrameEncoder::new(Vec::new(), &FrameOptions::new());
+        enc.write_all(b"abc").unwrap();
+        enc.flush().unwrap();
+        assert!(!enc.get_ref().is_empty());
+        let unterminated = enc.into_inner();
+        assert!(decompress(&unterminated).is_err());
+
+        let mut out = Vec::new();
+        let mut auto = FrameEncoder::new(&mut out, &FrameOptions::new()).auto_finish();
+        auto.write_all(b"abc").unwrap();
+        drop(auto);
+        assert_eq!(decompress(&out).unwrap(), b"abc");
+        let auto = FrameEncoder::new(Vec::new(), &FrameOptions::new()).auto_finish();
+        assert_eq!(decompress(&auto.finish().unwrap()).unwrap(), b"");
     }
 }

@@ -16,8 +16,8 @@
 //!   chain link has length 1; instead of stepping through the run byte by
 //!   byte, jump to where a run of the wanted length starts.
 
-use super::super::compress::{count_equal, read_u32, read_u64};
 use super::{IndexSpace, IndexTables, load_u16, load_u32, load_u64, restart};
+use crate::lz4::block::sequence::{count_equal, read_u32, read_u64};
 use crate::lz4::block::{MAX_DISTANCE, MIN_MATCH};
 
 /// Hash table entries: 2^15, as the reference's HC levels use.

@@ -11,8 +11,7 @@
 //! second gets shorter at no cost unless it drops to a shorter length class.
 
 use super::chain::{ChainFinder, LazyMode, LazyRunsMode, Match, SearchMode};
-use super::write_sequence;
-use crate::lz4::block::compress::write_literals;
+use crate::lz4::block::sequence::{write_literals, write_sequence};
 use crate::lz4::block::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 
 /// Longest match length whose token nibble needs no extra byte (15 + 4 - 1:

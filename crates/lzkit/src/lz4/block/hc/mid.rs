@@ -7,8 +7,10 @@
 //! data. After a match, a few of the positions it covered are entered so
 //! that the next matches can refer to them.
 
-use super::{IndexSpace, IndexTables, restart, write_sequence};
-use crate::lz4::block::compress::{count_equal, read_u32, read_u64, write_literals};
+use super::{IndexSpace, IndexTables, restart};
+use crate::lz4::block::sequence::{
+    count_equal, read_u32, read_u64, write_literals, write_sequence,
+};
 use crate::lz4::block::{LAST_LITERALS, MAX_DISTANCE, MF_LIMIT, MIN_MATCH};
 
 /// Each table has 2^14 entries (together the size of the chain levels' hash

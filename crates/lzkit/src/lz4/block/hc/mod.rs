@@ -26,11 +26,8 @@ mod lazy;
 mod mid;
 mod optimal;
 
-use super::compress::{write_literals, write_match_length};
-use super::{MAX_DISTANCE, MIN_MATCH};
-
-/// The highest level; higher levels compress like it (as in the reference).
-const LEVEL_MAX: i32 = 12;
+use super::format::MAX_DISTANCE;
+use crate::lz4::MAX_LEVEL;
 
 /// Indices start here after a clear, one window above 0: an entry that was
 /// never written holds 0, which is then always below the window.
@@ -169,26 +166,6 @@ fn lower<T: IndexTables>(t: &mut T) {
     };
 }
 
-/// Write one sequence at `dst[op..]`: the literals `buf[anchor..ip]`, then a
-/// match of `len` bytes at `offset`. Returns the new output position.
-#[inline(always)]
-pub(super) fn write_sequence(
-    dst: &mut [u8],
-    op: usize,
-    buf: &[u8],
-    anchor: usize,
-    ip: usize,
-    offset: usize,
-    len: usize,
-) -> usize {
-    debug_assert!(len >= MIN_MATCH && (1..=MAX_DISTANCE).contains(&offset));
-    debug_assert!(offset <= ip);
-    let token = op;
-    let op = write_literals(dst, op, &buf[anchor..], ip - anchor);
-    dst[op..op + 2].copy_from_slice(&(offset as u16).to_le_bytes());
-    write_match_length(dst, token, op + 2, len - MIN_MATCH)
-}
-
 /// Little-endian 2 bytes at `p`.
 ///
 /// # Safety
@@ -238,7 +215,7 @@ enum Strategy {
 
 impl Strategy {
     fn for_level(level: i32) -> Self {
-        match level.clamp(2, LEVEL_MAX) {
+        match level.clamp(2, MAX_LEVEL) {
             2 => Strategy::Mid,
             // Levels 3..=9 double the search depth each step: 4 .. 256.
             l @ 3..=9 => Strategy::Lazy {
@@ -396,7 +373,7 @@ mod tests {
     }
 
     use crate::lz4::block::compress::Compressor;
-    use crate::lz4::block::{compress, decompress, decompress_with_dict_into};
+    use crate::lz4::block::{MIN_MATCH, compress, decompress, decompress_with_dict_into};
 
     /// Deterministic test data: short-period patterns (periods 2 to 7, never
     /// one byte value), text-like words and random bytes.

@@ -11,8 +11,7 @@
 //! long matches rarely lose, and pricing them costs time.
 
 use super::chain::{ChainFinder, Match, OptimalFavorMode, OptimalMode, SearchMode};
-use super::write_sequence;
-use crate::lz4::block::compress::write_literals;
+use crate::lz4::block::sequence::{write_literals, write_sequence};
 use crate::lz4::block::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 
 /// Positions one parse may price: matches ending past this are emitted at

@@ -1,0 +1,179 @@
+//! The one-shot path: every frame of a slice decoded straight into one
+//! output vector. Independent-block frames go to [`super::parallel`] when
+//! more than one thread is asked for; legacy streams to [`super::legacy`].
+
+use super::parallel::{self, SlicePar};
+use super::{FrameState, RawBlock, block_room, legacy, parse_block_header};
+use crate::error::{Error, Result};
+use crate::lz4::block::with_thread_decoder;
+use crate::lz4::frame::BlockMode;
+use crate::lz4::frame::header::{BLOCK_STORED_FLAG, BlockHeader, Header, Magic};
+
+/// The one-shot decoder without a dictionary, on `threads` threads.
+pub(super) fn decompress(src: &[u8], threads: usize) -> Result<Vec<u8>> {
+    let mut par = SlicePar::new(threads);
+    let mut input = SliceInput { src, pos: 0 };
+    let mut out = Vec::new();
+    while input.pos < src.len() {
+        let at = input.pos as u64;
+        let magic = input.u32("magic number")?;
+        match Magic::classify(magic) {
+            Some(Magic::Standard) => {
+                let header = read_header(&mut input, at)?;
+                if let Some(dict_id) = header.dict_id {
+                    return Err(Error::DictionaryRequired { dict_id });
+                }
+                if threads > 1 && header.block_mode == BlockMode::Independent {
+                    parallel::decode_frame_slice(&mut input, header, &mut out, &mut par)?;
+                } else {
+                    decode_frame_slice(&mut input, header, &mut out)?;
+                }
+            }
+            Some(Magic::Legacy) => legacy::decode_slice(&mut input, &mut out)?,
+            Some(Magic::Skippable) => {
+                let len = input.u32("skippable frame size")? as usize;
+                input.take(len, "skippable frame")?;
+            }
+            None => return Err(Error::UnknownMagic { magic, at }),
+        }
+    }
+    Ok(out)
+}
+
+/// A cursor over the one-shot input with truncation errors.
+pub(super) struct SliceInput<'a> {
+    pub(super) src: &'a [u8],
+    pub(super) pos: usize,
+}
+
+impl<'a> SliceInput<'a> {
+    pub(super) fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
+        if self.src.len() - self.pos < n {
+            return Err(Error::Truncated {
+                at: self.src.len() as u64,
+                what,
+            });
+        }
+        self.pos += n;
+        Ok(&self.src[self.pos - n..self.pos])
+    }
+
+    pub(super) fn u32(&mut self, what: &'static str) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4, what)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    pub(super) fn peek_u32(&self) -> Option<u32> {
+        let b = self.src.get(self.pos..self.pos + 4)?;
+        Some(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+}
+
+fn read_header(input: &mut SliceInput<'_>, at: u64) -> Result<Header> {
+    let flg = *input.src.get(input.pos).ok_or(Error::Truncated {
+        at: input.pos as u64,
+        what: "frame header",
+    })?;
+    let desc = input.take(Header::descriptor_len(flg), "frame header")?;
+    Header::parse(desc, at)
+}
+
+/// Read the next block of a frame from the one-shot input: `None` at the
+/// end mark. `index` is the block's index in the frame (for errors).
+pub(super) fn slice_block<'a>(
+    input: &mut SliceInput<'a>,
+    header: &Header,
+    index: u64,
+) -> Result<Option<RawBlock<'a>>> {
+    let at = input.pos as u64;
+    let word = input.u32("block size")?;
+    let (len, stored) = match parse_block_header(word, at, index, header.block_size.bytes())? {
+        BlockHeader::End => return Ok(None),
+        BlockHeader::Data { len, stored } => (len, stored),
+    };
+    let data = input.take(len, "block data")?;
+    let checksum = if header.block_checksum {
+        Some(input.u32("block checksum")?)
+    } else {
+        None
+    };
+    Ok(Some(RawBlock {
+        data,
+        stored,
+        checksum,
+        at,
+    }))
+}
+
+/// After a frame's end mark in the one-shot input: read the content
+/// checksum (if any) and check it and the content size.
+pub(super) fn finish_frame_slice(input: &mut SliceInput<'_>, state: &FrameState) -> Result<()> {
+    let at = input.pos as u64;
+    let checksum = if state.header.content_checksum {
+        Some(input.u32("content checksum")?)
+    } else {
+        None
+    };
+    state.finish(checksum, at)
+}
+
+/// One frame of the one-shot path: blocks decode straight into `out`, and
+/// linked blocks see the frame's earlier output as history.
+fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<u8>) -> Result<()> {
+    let mut state = FrameState::new(header);
+    let block_max = header.block_size.bytes();
+    // Reserve the output once: growing the vector block by block would copy
+    // everything decoded so far at every doubling (as costly as decoding
+    // highly compressible data).
+    let expected = match header.content_size {
+        Some(n) => n as usize,
+        None => output_bound(input.src, input.pos, &header),
+    };
+    out.reserve(expected.min(1 << 30));
+    let frame_start = out.len();
+    let mut filled = out.len();
+    while let Some(block) = slice_block(input, &header, state.block_index)? {
+        // Only what the previous block left unused is re-zeroed.
+        let room = block_room(block.data.len(), block.stored, block_max);
+        if out.len() < filled + room {
+            out.resize(filled + room, 0);
+        }
+        let history = match header.block_mode {
+            BlockMode::Linked => frame_start,
+            BlockMode::Independent => filled,
+        };
+        let decoded = with_thread_decoder(|d| {
+            let buf = &mut out[history..filled + room];
+            state.decode_block(d, block, buf, filled - history)
+        });
+        match decoded {
+            Ok(n) => filled += n,
+            Err(e) => {
+                out.truncate(filled);
+                return Err(e);
+            }
+        }
+    }
+    out.truncate(filled);
+    finish_frame_slice(input, &state)
+}
+
+/// An upper bound of a frame's decoded size from its block size words alone
+/// (no decoding), for frames without a content size. Stops quietly at
+/// anything malformed; decoding reports it.
+fn output_bound(src: &[u8], mut pos: usize, header: &Header) -> usize {
+    let block_max = header.block_size.bytes();
+    let trailer = if header.block_checksum { 4 } else { 0 };
+    let mut total = 0usize;
+    while let Some(word) = src.get(pos..pos + 4) {
+        let word = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+        let len = (word & !BLOCK_STORED_FLAG) as usize;
+        if word == 0 || len > block_max {
+            break;
+        }
+        total = total.saturating_add(block_room(len, word & BLOCK_STORED_FLAG != 0, block_max));
+        pos = pos.saturating_add(4 + len + trailer);
+    }
+    total
+}
