@@ -209,18 +209,18 @@ fn source_label(opts: &Options) -> String {
     }
 }
 
-/// Measure every input and gather the report.
-fn run(opts: &Options) -> Result<Report, Failure> {
+/// Load every input in turn and hand each non-empty one to `measure_one`
+/// with its index, name and bytes, and the progress bar (which counts
+/// rounds, the warm-up round included); an empty input is skipped with a
+/// note. Fails if every input is empty.
+fn for_each_input(
+    opts: &Options,
+    mut measure_one: impl FnMut(usize, String, &[u8], &Progress) -> Result<(), Failure>,
+) -> Result<(), Failure> {
     let inputs = list_inputs(&opts.inputs, opts.concat)?;
-    let contenders = Contender::all();
     let rounds_per_file = u64::from(opts.rounds) + 1; // plus the warm-up round
     let progress = Progress::new(!opts.quiet, inputs.len() as u64 * rounds_per_file);
-    let mut order = Rng::new(opts.seed);
-    let mut flush = match opts.cold {
-        true => Some(Flush::new(corpus::other_data(FLUSH_BYTES)).map_err(Failure::Compress)?),
-        false => None,
-    };
-    let mut files = Vec::with_capacity(inputs.len());
+    let mut measured = 0;
     for (i, input) in inputs.iter().enumerate() {
         let name = input.name();
         let data = input.load(opts.corpus_scale)?;
@@ -229,8 +229,30 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             progress.advance(rounds_per_file);
             continue;
         }
+        measure_one(i, name, &data, &progress)?;
+        measured += 1;
+    }
+    progress.finish();
+    match measured {
+        0 => Err(Failure::Input(
+            "no data to benchmark: every input is empty".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Measure every input and gather the report.
+fn run(opts: &Options) -> Result<Report, Failure> {
+    let contenders = Contender::all();
+    let mut order = Rng::new(opts.seed);
+    let mut flush = match opts.cold {
+        true => Some(Flush::new(corpus::other_data(FLUSH_BYTES)).map_err(Failure::Compress)?),
+        false => None,
+    };
+    let mut files = Vec::new();
+    for_each_input(opts, |i, name, data, progress| {
         progress.stage(&name, "compressing");
-        let blocks = compress_blocks(&data, opts.block_size, opts.compressor, opts.level)
+        let blocks = compress_blocks(data, opts.block_size, opts.compressor, opts.level)
             .map_err(|e| Failure::Compress(format!("{name}: {e}")))?;
         progress.stage(&name, "decoding");
         let plan = Plan {
@@ -239,7 +261,7 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             adapt_seed: derive_seed(opts.seed, i as u64),
         };
         let measured = measure(
-            &data,
+            data,
             &blocks,
             &contenders,
             plan,
@@ -255,13 +277,8 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             &contenders,
             measured,
         ));
-    }
-    progress.finish();
-    if files.is_empty() {
-        return Err(Failure::Input(
-            "no data to benchmark: every input is empty".into(),
-        ));
-    }
+        Ok(())
+    })?;
     Ok(Report {
         settings: settings(opts),
         files,

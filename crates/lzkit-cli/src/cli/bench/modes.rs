@@ -12,8 +12,7 @@ use super::options::Options;
 use super::render::{Cell, Table, json_array, json_object, json_str};
 use super::report::{Format, geomean};
 use super::rng::Rng;
-use super::{Failure, Input, Progress, list_inputs};
-use crate::cli::report::PROGRAM;
+use super::{Failure, for_each_input};
 
 /// What the summary rows do with a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,42 +134,24 @@ pub struct Subject<'a> {
 /// Measure every input with `measure_one`, which returns one row per group
 /// (level), the same number for every input, in `columns`' order; then
 /// gather the rows by group, each group followed by its geomean and worst
-/// rows. `header`, `settings` and `notes` complete the report.
+/// rows. Returns that table and the lines naming each worst value's file.
 pub fn run(
     opts: &Options,
     columns: &[Column],
     mut measure_one: impl FnMut(&Subject, &mut Rng, &mut dyn FnMut()) -> Result<Vec<Vec<Cell>>, Failure>,
 ) -> Result<(Table, Vec<String>), Failure> {
-    let inputs: Vec<Input> = list_inputs(&opts.inputs, opts.concat)?;
-    let rounds_per_file = u64::from(opts.rounds) + 1;
-    let progress = Progress::new(!opts.quiet, inputs.len() as u64 * rounds_per_file);
     let mut order = Rng::new(opts.seed);
     let mut groups: Vec<Vec<Vec<Cell>>> = Vec::new();
-    for input in &inputs {
-        let name = input.name();
-        let data = input.load(opts.corpus_scale)?;
-        if data.is_empty() {
-            progress.note(&format!("{PROGRAM} bench: {name}: empty, skipped"));
-            progress.advance(rounds_per_file);
-            continue;
-        }
+    for_each_input(opts, |_, name, data, progress| {
         progress.stage(&name, "measuring");
-        let subject = Subject {
-            name: &name,
-            data: &data,
-        };
+        let subject = Subject { name: &name, data };
         let rows = measure_one(&subject, &mut order, &mut || progress.advance(1))?;
         groups.resize_with(groups.len().max(rows.len()), Vec::new);
         for (group, row) in groups.iter_mut().zip(rows) {
             group.push(row);
         }
-    }
-    progress.finish();
-    if groups.iter().all(Vec::is_empty) {
-        return Err(Failure::Input(
-            "no data to benchmark: every input is empty".into(),
-        ));
-    }
+        Ok(())
+    })?;
     let mut rows: Vec<Vec<Cell>> = groups.iter().flatten().cloned().collect();
     let summary_from = rows.len();
     let mut notes = Vec::new();
