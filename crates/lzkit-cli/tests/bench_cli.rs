@@ -311,15 +311,17 @@ fn quick_uses_a_small_built_in_corpus() {
     assert!(out.lines().any(|l| l.starts_with("sorted_month.UInt32,")));
 }
 
+/// A run that must stop with status 1 and a message containing `needle`.
+fn fail(args: &[&str], needle: &str) {
+    let out = bench(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn errors_exit_with_a_message() {
-    let fail = |args: &[&str], needle: &str| {
-        let out = bench(args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(out.stdout.is_empty());
-    };
     fail(&["/no/such/file"], "no such file");
     fail(&["--format", "xml"], "unknown format");
     fail(&["-B", "12"], "block size");
@@ -493,12 +495,6 @@ fn threads_mode_compares_n_threads_with_one() {
 
 #[test]
 fn modes_reject_options_of_other_modes() {
-    let fail = |args: &[&str], needle: &str| {
-        let out = bench(args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
-    };
     fail(&["--compress", "--frame"], "one at a time");
     fail(&["--frame", "--cold"], "--cold");
     fail(&["--threads", "2", "--compressor", "lzkit"], "--compressor");

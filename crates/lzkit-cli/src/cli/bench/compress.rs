@@ -14,9 +14,8 @@ use lz4_sys::{LZ4_compress_HC, LZ4_compress_default, LZ4_compress_fast};
 use lzkit::lz4::block;
 
 use super::codec::{Compressor, MAX_LEVEL, ref_decompress};
-use super::measure::{interleave, passes_per_sample};
 use super::modes::{
-    Column, ModeReport, Step, Subject, Sum, col, common_settings, faulty, poison, timed_sample,
+    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
 };
 use super::options::Options;
 use super::render::{Cell, block_size_label, json_array, json_str};
@@ -109,6 +108,39 @@ impl Contender {
     }
 }
 
+/// Every contender of one file, named by index.
+struct Compressors<'a> {
+    data: &'a [u8],
+    block_size: usize,
+    contenders: Vec<Contender>,
+    /// Where verification decodes a block.
+    out: Vec<u8>,
+}
+
+impl Contenders for Compressors<'_> {
+    type Op = usize;
+
+    fn label(&self, k: usize) -> String {
+        self.contenders[k].label.clone()
+    }
+
+    fn reset(&mut self, k: usize) {
+        poison(&mut self.contenders[k].buf);
+    }
+
+    fn pass(&mut self, k: usize) -> Result<(), String> {
+        self.contenders[k].pass(self.data, self.block_size)
+    }
+
+    fn check(&mut self, k: usize, fault: bool) -> Result<(), String> {
+        let c = &mut self.contenders[k];
+        if fault {
+            c.corrupt();
+        }
+        c.verify(self.data, self.block_size, &mut self.out)
+    }
+}
+
 /// The C function lz4 compresses a block with at `level` (as the decode
 /// mode's reference compressor: `<= 0` fast with acceleration `1 - level`,
 /// 1 default, 2 and up HC), into `dst`. `None` if C reported failure.
@@ -158,39 +190,21 @@ fn measure_file(
 ) -> Result<Vec<Vec<Cell>>, Failure> {
     let (data, bs) = (subject.data, opts.block_size);
     let blocks = data.len().div_ceil(bs);
-    let mut contenders: Vec<Contender> = opts
+    let contenders: Vec<Contender> = opts
         .levels
         .iter()
         .flat_map(|&level| [Who::Ref, Who::Lzkit].map(|who| Contender::new(who, level, blocks, bs)))
         .collect();
-    let passes = passes_per_sample(data.len());
-    let mut out = vec![0u8; bs];
-    let seconds = interleave(
-        contenders.len(),
-        opts.rounds,
-        opts.stat,
-        order,
-        on_round,
-        |k| {
-            let c = &mut contenders[k];
-            let fault = faulty(opts, &c.label);
-            timed_sample(passes, |step| match step {
-                Step::Reset => {
-                    poison(&mut c.buf);
-                    Ok(())
-                }
-                Step::Pass => c.pass(data, bs),
-                Step::Check => {
-                    if fault {
-                        c.corrupt();
-                    }
-                    c.verify(data, bs, &mut out)
-                }
-            })
-            .map_err(|e| format!("{}: {e}", c.label))
-        },
-    )
-    .map_err(|e| Failure::Compress(format!("{}: {e}", subject.name)))?;
+    let ops: Vec<usize> = (0..contenders.len()).collect();
+    let mut bench = Compressors {
+        data,
+        block_size: bs,
+        contenders,
+        out: vec![0; bs],
+    };
+    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round)
+        .map_err(|(_, e)| Failure::Compress(format!("{}: {e}", subject.name)))?;
+    let contenders = &bench.contenders;
     let mbps = |k: usize| data.len() as f64 / seconds[k] / 1e6;
     let ratio = |k: usize| data.len() as f64 / contenders[k].compressed() as f64;
     let rows = (0..opts.levels.len())

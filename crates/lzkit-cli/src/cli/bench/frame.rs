@@ -20,9 +20,9 @@ use lzkit::lz4::block;
 use lzkit::lz4::frame::{self, BlockMode, FrameOptions};
 
 use super::codec::{ref_decompress, ref_version};
-use super::measure::{interleave, passes_per_sample, verify};
+use super::measure::verify;
 use super::modes::{
-    Column, ModeReport, Step, Subject, Sum, col, common_settings, faulty, poison, timed_sample,
+    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
 };
 use super::options::{Options, frame_block_size};
 use super::render::{Cell, block_size_label, json_str};
@@ -211,9 +211,11 @@ struct Bench<'a> {
     decoder: RefFrameDecoder,
 }
 
-impl Bench<'_> {
-    fn frame(&self, checks: Checks) -> &[u8] {
-        &self.frames[Checks::ALL.iter().position(|&c| c == checks).unwrap_or(0)]
+impl Contenders for Bench<'_> {
+    type Op = Op;
+
+    fn label(&self, op: Op) -> String {
+        op.name()
     }
 
     fn pass(&mut self, op: Op) -> Result<(), String> {
@@ -237,7 +239,8 @@ impl Bench<'_> {
                 Ok(())
             }
             Op::LzkitFrame(c) => {
-                self.lzkit_out = frame::decompress(self.frame(c)).map_err(|e| e.to_string())?;
+                self.lzkit_out =
+                    frame::decompress(&self.frames[c as usize]).map_err(|e| e.to_string())?;
                 Ok(())
             }
             Op::RefFrame(c) => {
@@ -252,14 +255,6 @@ impl Bench<'_> {
         }
     }
 
-    /// The output of `op`'s last pass.
-    fn output(&mut self, op: Op) -> &mut [u8] {
-        match op {
-            Op::LzkitFrame(_) => &mut self.lzkit_out,
-            _ => &mut self.out[..self.data.len()],
-        }
-    }
-
     fn reset(&mut self, op: Op) {
         match op {
             Op::LzkitFrame(_) => self.lzkit_out = Vec::new(),
@@ -269,7 +264,10 @@ impl Bench<'_> {
 
     fn check(&mut self, op: Op, fault: bool) -> Result<(), String> {
         let data = self.data;
-        let out = self.output(op);
+        let out = match op {
+            Op::LzkitFrame(_) => &mut self.lzkit_out[..],
+            _ => &mut self.out[..data.len()],
+        };
         if fault && let Some(first) = out.first_mut() {
             *first ^= 0x5A;
         }
@@ -340,21 +338,8 @@ fn measure_file(
         decoder: RefFrameDecoder::new().map_err(fail)?,
     };
     let ops = Op::all();
-    let passes = passes_per_sample(data.len());
-    let seconds = interleave(ops.len(), opts.rounds, opts.stat, order, on_round, |k| {
-        let op = ops[k];
-        let fault = faulty(opts, &op.name());
-        timed_sample(passes, |step| match step {
-            Step::Reset => {
-                bench.reset(op);
-                Ok(())
-            }
-            Step::Pass => bench.pass(op),
-            Step::Check => bench.check(op, fault),
-        })
-        .map_err(|e| format!("{}: {e}", op.name()))
-    })
-    .map_err(fail)?;
+    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round)
+        .map_err(|(_, e)| fail(e))?;
     let secs = |op: Op| seconds[ops.iter().position(|&o| o == op).unwrap_or(0)];
     let mut row = vec![
         Cell::Text(subject.name.to_string()),

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use super::measure::POISON;
+use super::measure::{POISON, interleave, passes_per_sample};
 use super::options::Options;
 use super::render::{Cell, Table, json_array, json_object, json_str};
 use super::report::{Format, geomean};
@@ -239,9 +239,56 @@ fn cell_text(cell: &Cell) -> String {
     }
 }
 
+/// Contenders measured together on one input, each named by an `Op`.
+pub trait Contenders {
+    /// What names a contender.
+    type Op: Copy;
+    /// The contender's name in messages and for the testing hook.
+    fn label(&self, op: Self::Op) -> String;
+    /// Poison the contender's output.
+    fn reset(&mut self, op: Self::Op);
+    /// One pass over the input.
+    fn pass(&mut self, op: Self::Op) -> Result<(), String>;
+    /// Compare the output of the last pass with what it must be; first
+    /// corrupt it if `fault` (the testing hook).
+    fn check(&mut self, op: Self::Op, fault: bool) -> Result<(), String>;
+}
+
+/// Time `ops` of `bench` on an input of `len` bytes with the shared
+/// method ([`interleave`], samples of [`timed_sample`]): seconds per pass
+/// of each, the statistic `opts.stat` over `opts.rounds` rounds. An error
+/// names the contender that failed.
+pub fn measure_all<B: Contenders>(
+    opts: &Options,
+    bench: &mut B,
+    ops: &[B::Op],
+    len: usize,
+    order: &mut Rng,
+    on_round: &mut dyn FnMut(),
+) -> Result<Vec<f64>, (B::Op, String)> {
+    let passes = passes_per_sample(len);
+    let mut failed = None;
+    interleave(ops.len(), opts.rounds, opts.stat, order, on_round, |k| {
+        let op = ops[k];
+        let label = bench.label(op);
+        let fault = faulty(opts, &label);
+        failed = Some(op);
+        timed_sample(passes, |step| match step {
+            Step::Reset => {
+                bench.reset(op);
+                Ok(())
+            }
+            Step::Pass => bench.pass(op),
+            Step::Check => bench.check(op, fault),
+        })
+        .map_err(|e| format!("{label}: {e}"))
+    })
+    .map_err(|e| (failed.unwrap_or(ops[0]), e))
+}
+
 /// A step of a sample (see [`timed_sample`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+enum Step {
     /// Before the timed passes: poison the output.
     Reset,
     /// One pass over the input.
@@ -255,7 +302,7 @@ pub enum Step {
 /// contenders before it evicted its code and data from the branch
 /// predictors and caches); `Step::Reset` comes before the timed passes and
 /// `Step::Check` after them. Returns seconds per pass.
-pub fn timed_sample(
+fn timed_sample(
     passes: usize,
     mut step: impl FnMut(Step) -> Result<(), String>,
 ) -> Result<f64, String> {
@@ -281,7 +328,7 @@ pub fn poison(buf: &mut [u8]) {
 /// Whether the testing hook `LZKIT_BENCH_FAULT` names `contender`: its
 /// output is then corrupted after every sample, which verification must
 /// catch (see docs/benchmarking.md).
-pub fn faulty(opts: &Options, contender: &str) -> bool {
+fn faulty(opts: &Options, contender: &str) -> bool {
     opts.fault.as_deref() == Some(contender)
 }
 

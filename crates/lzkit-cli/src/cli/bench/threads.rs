@@ -20,9 +20,9 @@ use std::io::Read;
 
 use lzkit::lz4::frame::{self, BlockMode, DecodeOptions, FrameDecoder, FrameOptions, MIN_JOB_SIZE};
 
-use super::measure::{interleave, passes_per_sample, verify};
+use super::measure::verify;
 use super::modes::{
-    Column, ModeReport, Step, Subject, Sum, col, common_settings, faulty, poison, timed_sample,
+    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
 };
 use super::options::{Options, frame_block_size};
 use super::render::{Cell, block_size_label, json_array, json_str};
@@ -85,6 +85,14 @@ impl Bench<'_> {
             threads: op.threads,
             ..self.options.clone()
         }
+    }
+}
+
+impl Contenders for Bench<'_> {
+    type Op = Op;
+
+    fn label(&self, op: Op) -> String {
+        label(op, self.levels)
     }
 
     fn pass(&mut self, op: Op) -> Result<(), String> {
@@ -226,27 +234,12 @@ fn measure_file(
             }
         }
     }
-    let passes = passes_per_sample(data.len());
-    let mut failed = Work::Compress;
-    let seconds = interleave(ops.len(), opts.rounds, opts.stat, order, on_round, |k| {
-        let op = ops[k];
-        let label = label(op, &opts.levels);
-        let fault = faulty(opts, &label);
-        failed = op.work;
-        timed_sample(passes, |step| match step {
-            Step::Reset => {
-                bench.reset(op);
-                Ok(())
-            }
-            Step::Pass => bench.pass(op),
-            Step::Check => bench.check(op, fault),
-        })
-        .map_err(|e| format!("{label}: {e}"))
-    })
-    .map_err(|e| match failed {
-        Work::Compress => Failure::Compress(format!("{name}: {e}")),
-        _ => Failure::Decode(format!("{name}: {e}")),
-    })?;
+    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round).map_err(
+        |(op, e)| match op.work {
+            Work::Compress => Failure::Compress(format!("{name}: {e}")),
+            _ => Failure::Decode(format!("{name}: {e}")),
+        },
+    )?;
     let speed = |k: usize| {
         let unit = match ops[k].work {
             Work::Compress => 1e6,
