@@ -408,6 +408,14 @@ fn compress_mode_stops_on_output_that_does_not_decode() {
     let args = ["--compress", "-L", "1,3", "-i", "1", file.to_str().unwrap()];
     fails_verification(&args, "lzkit level 3", 10);
     fails_verification(&args, "ref level 1", 10);
+    // The C compressor with a state it keeps is verified the same way.
+    let reuse = [&args[..], &["--reuse-state"]].concat();
+    let text = stdout_of(&reuse);
+    assert!(
+        text.contains("--reuse-state: one state per contender"),
+        "{text}"
+    );
+    fails_verification(&reuse, "ref level 3", 10);
 }
 
 #[test]
@@ -521,6 +529,7 @@ fn help_lists_the_options() {
         "--mt",
         "--levels",
         "--concat",
+        "--reuse-state",
         "docs/benchmarking.md",
     ] {
         assert!(out.contains(opt), "{opt} missing from help");

@@ -8,7 +8,7 @@
 //! the same rounds. After every sample, each block of its output is decoded
 //! by both lzkit and `LZ4_decompress_safe` and compared with the input.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, c_void};
 
 use lz4_sys::{LZ4_compress_HC, LZ4_compress_default, LZ4_compress_fast};
 use lzkit::lz4::block;
@@ -33,6 +33,8 @@ enum Who {
 struct Contender {
     who: Who,
     level: i32,
+    /// With `--reuse-state`, the C compressor's state, kept across blocks.
+    state: Option<RefState>,
     /// Name in messages and for the testing hook: "ref level 9".
     label: String,
     /// Its compressed blocks, each in a slot of `slot` bytes.
@@ -42,7 +44,7 @@ struct Contender {
 }
 
 impl Contender {
-    fn new(who: Who, level: i32, blocks: usize, block_size: usize) -> Contender {
+    fn new(who: Who, level: i32, blocks: usize, block_size: usize, reuse: bool) -> Contender {
         let slot = block::max_compressed_size(block_size);
         let name = match who {
             Who::Ref => "ref",
@@ -51,6 +53,7 @@ impl Contender {
         Contender {
             who,
             level,
+            state: (reuse && who == Who::Ref).then(|| RefState::new(level)),
             label: format!("{name} level {level}"),
             buf: vec![0; blocks * slot],
             sizes: vec![0; blocks],
@@ -62,9 +65,10 @@ impl Contender {
     fn pass(&mut self, data: &[u8], block_size: usize) -> Result<(), String> {
         for (i, chunk) in data.chunks(block_size).enumerate() {
             let slot = &mut self.buf[i * self.slot..(i + 1) * self.slot];
-            let n = match self.who {
-                Who::Ref => c_compress(chunk, slot, self.level),
-                Who::Lzkit => block::compress_into(chunk, slot, self.level).ok(),
+            let n = match (self.who, &mut self.state) {
+                (Who::Ref, Some(state)) => state.compress(chunk, slot, self.level),
+                (Who::Ref, None) => c_compress(chunk, slot, self.level),
+                (Who::Lzkit, _) => block::compress_into(chunk, slot, self.level).ok(),
             };
             self.sizes[i] = n.ok_or_else(|| format!("block {i}: compression failed"))?;
         }
@@ -166,6 +170,103 @@ fn c_compress(src: &[u8], dst: &mut [u8], level: i32) -> Option<usize> {
     usize::try_from(n).ok().filter(|&n| n > 0)
 }
 
+// Stable liblz4 1.10 entry points that lz4-sys builds but does not
+// declare: a compressor state the caller allocates once and reuses.
+unsafe extern "C" {
+    fn LZ4_sizeofState() -> c_int;
+    fn LZ4_initStream(buffer: *mut c_void, size: usize) -> *mut c_void;
+    fn LZ4_compress_fast_extState_fastReset(
+        state: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_capacity: c_int,
+        acceleration: c_int,
+    ) -> c_int;
+    fn LZ4_sizeofStateHC() -> c_int;
+    fn LZ4_initStreamHC(buffer: *mut c_void, size: usize) -> *mut c_void;
+    fn LZ4_compress_HC_extStateHC_fastReset(
+        state: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_capacity: c_int,
+        level: c_int,
+    ) -> c_int;
+}
+
+/// A C compressor state (`LZ4_stream_t`, or `LZ4_streamHC_t` for levels 2
+/// and up) that `--reuse-state` keeps across blocks, as lzkit keeps a
+/// per-thread engine: without it, `LZ4_compress_HC` allocates and clears
+/// 256 KiB per block.
+struct RefState {
+    /// The state's memory, 8-byte aligned as C requires.
+    words: Vec<u64>,
+    hc: bool,
+}
+
+impl RefState {
+    fn new(level: i32) -> RefState {
+        let hc = level >= 2;
+        // SAFETY: both functions take no arguments and return a size.
+        let size = unsafe {
+            match hc {
+                true => LZ4_sizeofStateHC(),
+                false => LZ4_sizeofState(),
+            }
+        };
+        let size = usize::try_from(size).unwrap_or(0);
+        let mut words = vec![0u64; size.div_ceil(8)];
+        let buffer = words.as_mut_ptr().cast::<c_void>();
+        // SAFETY: `buffer` is writable, 8-byte aligned and `size` bytes
+        // long; C initialises a state in it and keeps no pointer to it.
+        let state = unsafe {
+            match hc {
+                true => LZ4_initStreamHC(buffer, size),
+                false => LZ4_initStream(buffer, size),
+            }
+        };
+        assert!(!state.is_null(), "liblz4 rejected a state of {size} bytes");
+        RefState { words, hc }
+    }
+
+    /// Compress `src` into `dst` at `level` (as [`c_compress`] does).
+    fn compress(&mut self, src: &[u8], dst: &mut [u8], level: i32) -> Option<usize> {
+        let src_len = c_int::try_from(src.len()).ok()?;
+        let dst_len = c_int::try_from(dst.len()).ok()?;
+        let state = self.words.as_mut_ptr().cast::<c_void>();
+        let (s, d) = (
+            src.as_ptr().cast::<c_char>(),
+            dst.as_mut_ptr().cast::<c_char>(),
+        );
+        // SAFETY: `state` was initialised by LZ4_initStream(HC) in `new`
+        // for this kind of compressor and is used by one call at a time;
+        // `s` and `d` come from live, non-overlapping slices of `src_len`
+        // and `dst_len` bytes, within which C reads and writes.
+        let n = unsafe {
+            match self.hc {
+                true => LZ4_compress_HC_extStateHC_fastReset(
+                    state,
+                    s,
+                    d,
+                    src_len,
+                    dst_len,
+                    level.min(MAX_LEVEL),
+                ),
+                false => LZ4_compress_fast_extState_fastReset(
+                    state,
+                    s,
+                    d,
+                    src_len,
+                    dst_len,
+                    (1 - level).max(1),
+                ),
+            }
+        };
+        usize::try_from(n).ok().filter(|&n| n > 0)
+    }
+}
+
 /// The table's columns.
 fn columns() -> Vec<Column> {
     vec![
@@ -193,7 +294,10 @@ fn measure_file(
     let contenders: Vec<Contender> = opts
         .levels
         .iter()
-        .flat_map(|&level| [Who::Ref, Who::Lzkit].map(|who| Contender::new(who, level, blocks, bs)))
+        .flat_map(|&level| {
+            [Who::Ref, Who::Lzkit]
+                .map(|who| Contender::new(who, level, blocks, bs, opts.reuse_state))
+        })
         .collect();
     let ops: Vec<usize> = (0..contenders.len()).collect();
     let mut bench = Compressors {
@@ -254,8 +358,15 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
             opts.seed
         ),
         format!(
-            "ref = {}; lzkit = lzkit {} block::compress_into",
+            "ref = {}{}; lzkit = lzkit {} block::compress_into (a per-thread engine)",
             entry_points.join(", "),
+            match opts.reuse_state {
+                true =>
+                    " (--reuse-state: one state per contender, through \
+                         LZ4_compress_fast_extState_fastReset or \
+                         LZ4_compress_HC_extStateHC_fastReset)",
+                false => " (one-shot calls: HC allocates and clears its state per block)",
+            },
             env!("CARGO_PKG_VERSION")
         ),
         "ratio = input size / compressed size; bytes_over_ref = lzkit's compressed size / \
@@ -272,6 +383,7 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
         "reference",
         json_array(entry_points.iter().map(|e| json_str(e))),
     ));
+    settings.push(("reuse_state", opts.reuse_state.to_string()));
     settings.push(("unit", json_str("MB/s (10^6 input bytes per second)")));
     Ok(ModeReport {
         header,
@@ -303,10 +415,18 @@ mod tests {
         let blocks = data.len().div_ceil(bs);
         let mut out = vec![0u8; bs];
         for level in [-2, 1, 2, 9] {
-            for who in [Who::Ref, Who::Lzkit] {
-                let mut c = Contender::new(who, level, blocks, bs);
+            for (who, reuse) in [(Who::Ref, false), (Who::Ref, true), (Who::Lzkit, false)] {
+                let mut c = Contender::new(who, level, blocks, bs, reuse);
                 c.pass(&data, bs).unwrap();
                 c.verify(&data, bs, &mut out).unwrap();
+                if reuse {
+                    // The same output as the one-shot call.
+                    let mut one_shot = Contender::new(who, level, blocks, bs, false);
+                    one_shot.pass(&data, bs).unwrap();
+                    assert_eq!(one_shot.sizes, c.sizes, "level {level}");
+                    c.pass(&data, bs).unwrap();
+                    assert_eq!(one_shot.sizes, c.sizes, "level {level}, state reused");
+                }
                 assert!(c.compressed() < data.len() / 2, "{}", c.label);
                 c.corrupt();
                 assert!(c.verify(&data, bs, &mut out).is_err(), "{}", c.label);

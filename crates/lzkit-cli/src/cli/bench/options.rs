@@ -105,6 +105,8 @@ pub struct Options {
     pub quiet: bool,
     /// Measure all inputs as one, concatenated (`--concat`).
     pub concat: bool,
+    /// `--compress`: the C compressor reuses one state (`--reuse-state`).
+    pub reuse_state: bool,
     /// Testing hook: the contender whose output is corrupted after every
     /// sample, so that a test sees verification fail. Set from the
     /// `LZKIT_BENCH_FAULT` environment variable, never by an option.
@@ -158,7 +160,10 @@ Options:
   -L, --levels LIST      --compress, --threads: levels, as 1,9,12 or 3-9 or
                          -1,1 (default for --compress: -1,1,2,9,12; for
                          --threads: the level above)
-  -b N, -e N             --compress, --threads: levels N to N (as lz4 -b -e)
+  -b N, -e M             --compress, --threads: levels N to M (as lz4 -b -e)
+      --reuse-state      --compress: the C library compresses with one state it
+                         keeps, as lzkit keeps a per-thread engine (default:
+                         lz4's one-shot calls; HC sets up 256 KiB per block)
   -i, --rounds N         timed rounds (default 20; 5 for --compress and
                          --threads), after one warm-up round
       --stat min|median  statistic over the rounds (default min)
@@ -204,6 +209,7 @@ struct Raw {
     quick: bool,
     cold: bool,
     concat: bool,
+    reuse_state: bool,
     quiet: bool,
     inputs: Vec<PathBuf>,
 }
@@ -306,6 +312,10 @@ fn parse_long(
             no_value()?;
             raw.concat = true;
         }
+        "reuse-state" => {
+            no_value()?;
+            raw.reuse_state = true;
+        }
         "compress" => {
             no_value()?;
             raw.compress = true;
@@ -391,6 +401,7 @@ fn resolve(raw: Raw) -> Result<Options, String> {
         cold: raw.cold,
         quiet: raw.quiet,
         concat: raw.concat,
+        reuse_state: raw.reuse_state,
         fault: None,
         inputs: raw.inputs,
     })
@@ -419,6 +430,9 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
             ));
         }
     };
+    if raw.reuse_state && mode != Mode::Compress {
+        return Err("--reuse-state applies to --compress only".into());
+    }
     if mode != Mode::Decode {
         if raw.cold {
             return Err("--cold applies to block decompression only".into());
@@ -710,6 +724,8 @@ mod tests {
         assert!(fails(&["--frame", "-B", "128K"]).contains("frame block size"));
         assert!(fails(&["-T", "x"]).contains("--threads"));
         assert!(fails(&["--mt=2"]).contains("no value"));
+        assert!(fails(&["--frame", "--reuse-state"]).contains("--compress only"));
+        assert!(run(&["--compress", "--reuse-state"]).reuse_state);
     }
 
     #[test]
