@@ -332,6 +332,15 @@ fn errors_exit_with_a_message() {
 }
 
 #[test]
+fn decode_mode_stops_on_a_wrong_decode() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 20_000);
+    let path = file.to_str().unwrap();
+    fails_verification(&["-i", "1", path], "adapt", 11);
+    fails_verification(&["-i", "1", "--cold", path], "ref", 11);
+}
+
+#[test]
 fn compress_mode_has_a_row_per_file_and_level() {
     let dir = TempDir::new().unwrap();
     write_sample(dir.path(), "a.bin", 20_000);

@@ -130,6 +130,9 @@ pub struct Plan {
     pub stat: Stat,
     /// Seed of this input's adaptive decoder.
     pub adapt_seed: u64,
+    /// Testing hook (`LZKIT_BENCH_FAULT`): the contender whose output is
+    /// corrupted after every sample, which verification must catch.
+    pub fault: Option<Contender>,
 }
 
 /// What the adaptive decoder ended up with on one input.
@@ -303,9 +306,12 @@ pub fn measure(
         plan.stat,
         order,
         on_round,
-        |k| match flush.as_deref_mut() {
-            Some(flush) => cold_sample(&mut runners[k], &work, out, flush, clock),
-            None => sample(&mut runners[k], &work, out),
+        |k| {
+            let fault = plan.fault == Some(runners[k].contender);
+            match flush.as_deref_mut() {
+                Some(flush) => cold_sample(&mut runners[k], &work, out, flush, clock, fault),
+                None => sample(&mut runners[k], &work, out, fault),
+            }
         },
     )?;
     let gbps = seconds
@@ -357,7 +363,7 @@ pub fn passes_per_sample(len: usize) -> usize {
 /// `out`, decode one copy of the input into each of its
 /// `original.len()`-byte chunks under the clock, then check every copy.
 /// Returns seconds per pass.
-fn sample(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, String> {
+fn sample(runner: &mut Runner, work: &Work, out: &mut [u8], fault: bool) -> Result<f64, String> {
     let name = runner.contender.name();
     let len = work.original.len();
     let all = work.blocks.blocks.len();
@@ -378,6 +384,7 @@ fn sample(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, Strin
             .map_err(|e| format!("{name}: {e}"))?;
     }
     let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
+    corrupt_if(fault, out);
     verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
     Ok(seconds)
 }
@@ -391,6 +398,7 @@ fn cold_sample(
     out: &mut [u8],
     flush: &mut Flush,
     clock: f64,
+    fault: bool,
 ) -> Result<f64, String> {
     let name = runner.contender.name();
     out.fill(POISON);
@@ -400,9 +408,18 @@ fn cold_sample(
         .pass(work, out, work.blocks.blocks.len())
         .map_err(|e| format!("{name}: {e}"))?;
     let seconds = start.elapsed().as_secs_f64() - clock;
+    corrupt_if(fault, out);
     verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
     // A pass shorter than the clock's jitter still counts as a nanosecond.
     Ok(seconds.max(1e-9))
+}
+
+/// Testing hook: when `fault`, change the last output byte, as a decoder
+/// that went wrong would.
+fn corrupt_if(fault: bool, out: &mut [u8]) {
+    if let (true, Some(last)) = (fault, out.last_mut()) {
+        *last ^= 0x5A;
+    }
 }
 
 /// The least time between two clock reads: what timing a single pass
@@ -532,6 +549,7 @@ mod tests {
             rounds: 2,
             stat: Stat::Median,
             adapt_seed: 5,
+            fault: None,
         };
         let mut rounds = 0;
         let m = measure(
@@ -567,6 +585,7 @@ mod tests {
             rounds: 2,
             stat: Stat::Min,
             adapt_seed: 5,
+            fault: None,
         };
         let m = measure_quietly(&original, &blocks, &contenders, plan, Some(&mut flush)).unwrap();
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
@@ -596,6 +615,7 @@ mod tests {
             rounds: 1,
             stat: Stat::Min,
             adapt_seed: 0,
+            fault: None,
         };
         let err = measure_quietly(&original, &blocks, &[Contender::Ref], plan, None).unwrap_err();
         assert!(err.contains("ref: block 0"), "{err}");
@@ -613,5 +633,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("ref") && err.contains("offset 100"), "{err}");
+
+        // The testing hook corrupts the named contender's output only.
+        let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
+        let hooked = Plan {
+            fault: Some(Contender::Memcpy),
+            ..plan
+        };
+        let both = [Contender::Ref, Contender::Memcpy];
+        let err = measure_quietly(&original, &blocks, &both, hooked, None).unwrap_err();
+        assert!(err.starts_with("memcpy:"), "{err}");
+        measure_quietly(&original, &blocks, &[Contender::Ref], hooked, None).unwrap();
     }
 }

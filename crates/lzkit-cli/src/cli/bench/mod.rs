@@ -259,6 +259,10 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             rounds: opts.rounds,
             stat: opts.stat,
             adapt_seed: derive_seed(opts.seed, i as u64),
+            fault: contenders
+                .iter()
+                .copied()
+                .find(|c| opts.fault.as_deref() == Some(c.name())),
         };
         let measured = measure(
             data,

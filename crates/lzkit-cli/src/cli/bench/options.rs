@@ -40,8 +40,8 @@ const MAX_SCALE: f64 = 16.0;
 /// compresses at tens of MB/s, so each round is far longer than a decode
 /// round, and the minimum settles sooner.
 pub const DEFAULT_SLOW_ROUNDS: u32 = 5;
-/// `--compress` levels when none are given: fast (acceleration 2), the
-/// default, lz4 1.10's middle level, HC's default and the highest.
+/// `--compress` levels when none are given: `--fast`, the default, lz4
+/// 1.10's middle level, HC's default and the highest.
 pub const DEFAULT_COMPRESS_LEVELS: &[i32] = &[-1, 1, 2, 9, MAX_LEVEL];
 /// Block size of `--threads` unless `-B` says otherwise: the lz4 command's
 /// default frame blocks.
