@@ -83,7 +83,27 @@ struct Bench<'a> {
     streamed_len: usize,
 }
 
-impl Bench<'_> {
+impl<'a> Bench<'a> {
+    /// A bench of `data` whose one-thread frames at `levels`, written with
+    /// `options`, are `frames`.
+    fn new(
+        data: &'a [u8],
+        levels: &'a [i32],
+        options: FrameOptions,
+        frames: Vec<Vec<u8>>,
+    ) -> Bench<'a> {
+        Bench {
+            data,
+            levels,
+            options,
+            frames,
+            compressed: Vec::new(),
+            decoded: Vec::new(),
+            streamed: vec![0; data.len() + READ_SIZE],
+            streamed_len: 0,
+        }
+    }
+
     fn frame_options(&self, op: Op) -> FrameOptions {
         FrameOptions {
             level: self.levels[op.level],
@@ -222,16 +242,7 @@ fn measure_file(
             }
         }
     }
-    let mut bench = Bench {
-        data,
-        levels: &opts.levels,
-        options,
-        frames,
-        compressed: Vec::new(),
-        decoded: Vec::new(),
-        streamed: vec![0; data.len() + READ_SIZE],
-        streamed_len: 0,
-    };
+    let mut bench = Bench::new(data, &opts.levels, options, frames);
     let mut ops = Vec::new();
     for level in 0..opts.levels.len() {
         for work in Work::ALL {
@@ -372,16 +383,7 @@ mod tests {
                 )
             })
             .collect();
-        let mut bench = Bench {
-            data: &data,
-            levels: &levels,
-            options,
-            frames,
-            compressed: Vec::new(),
-            decoded: Vec::new(),
-            streamed: vec![0; data.len() + READ_SIZE],
-            streamed_len: 0,
-        };
+        let mut bench = Bench::new(&data, &levels, options, frames);
         for level in 0..2 {
             for work in Work::ALL {
                 for threads in [1, 2] {
