@@ -1,8 +1,11 @@
 //! Integration tests of `lzkit bench`: every output format carries the
 //! study's columns and rows, CSV and JSON parse, files and directories are
-//! read, and errors exit with a message. Settings are tiny (`-i 2`, a small
-//! built-in corpus, small files written here); no speed is ever asserted,
-//! only that speeds are positive numbers.
+//! read, and errors exit with a message; the other modes (`--compress`,
+//! `--frame`, `--threads`) have their rows and columns, and a corrupted
+//! output (the `LZKIT_BENCH_FAULT` testing hook) stops each of them with
+//! its exit status. Settings are tiny (`-i 2`, a small built-in corpus,
+//! small files written here); no speed is ever asserted, only that speeds
+//! are positive numbers.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,8 +39,40 @@ fn bench(args: &[&str]) -> Output {
         .arg("bench")
         .args(args)
         .stdin(Stdio::null())
+        .env_remove(FAULT)
         .output()
         .expect("run lzkit")
+}
+
+/// The testing hook: the contender it names has its output corrupted
+/// after every sample.
+const FAULT: &str = "LZKIT_BENCH_FAULT";
+
+/// A run with the output of `contender` corrupted: it must stop with
+/// `status`, name the contender, and print no report.
+fn fails_verification(args: &[&str], contender: &str, status: i32) {
+    let out = Command::new(BIN)
+        .arg("bench")
+        .args(args)
+        .stdin(Stdio::null())
+        .env(FAULT, contender)
+        .output()
+        .expect("run lzkit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(status),
+        "{args:?} {contender}: {err}"
+    );
+    assert!(err.contains(contender), "{contender}: {err}");
+    assert!(out.stdout.is_empty(), "no report after a failed check");
+}
+
+/// A positive, finite number in a JSON row.
+fn positive(row: &Json, key: &str) -> f64 {
+    let v = row.get(key).num();
+    assert!(v > 0.0 && v.is_finite(), "{key} = {v}");
+    v
 }
 
 /// Standard output of a run that must succeed.
@@ -276,15 +311,17 @@ fn quick_uses_a_small_built_in_corpus() {
     assert!(out.lines().any(|l| l.starts_with("sorted_month.UInt32,")));
 }
 
+/// A run that must stop with status 1 and a message containing `needle`.
+fn fail(args: &[&str], needle: &str) {
+    let out = bench(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn errors_exit_with_a_message() {
-    let fail = |args: &[&str], needle: &str| {
-        let out = bench(args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(out.stdout.is_empty());
-    };
     fail(&["/no/such/file"], "no such file");
     fail(&["--format", "xml"], "unknown format");
     fail(&["-B", "12"], "block size");
@@ -292,6 +329,194 @@ fn errors_exit_with_a_message() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("empty"), b"").unwrap();
     fail(&[dir.path().to_str().unwrap()], "empty");
+}
+
+#[test]
+fn decode_mode_stops_on_a_wrong_decode() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 20_000);
+    let path = file.to_str().unwrap();
+    fails_verification(&["-i", "1", path], "adapt", 11);
+    fails_verification(&["-i", "1", "--cold", path], "ref", 11);
+}
+
+#[test]
+fn compress_mode_has_a_row_per_file_and_level() {
+    let dir = TempDir::new().unwrap();
+    write_sample(dir.path(), "a.bin", 20_000);
+    write_sample(dir.path(), "b.bin", 30_000);
+    let path = dir.path().to_str().unwrap();
+    let args = ["--compress", "-L", "1,2", "-i", "1", "-B", "16K"];
+    let out = stdout_of(&[&args[..], &["--format", "csv", path]].concat());
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
+    let head = &rows[0];
+    for col in [
+        "file",
+        "level",
+        "size",
+        "ref_ratio",
+        "lzkit_ratio",
+        "bytes_over_ref",
+        "ref_mbps",
+        "lzkit_mbps",
+        "speed_over_ref",
+    ] {
+        assert!(head.contains(&col), "{col} missing from {head:?}");
+    }
+    // Two files at two levels, then a geomean and a worst row per level.
+    assert_eq!(rows.len(), 1 + 4 + 4, "{out}");
+    let firsts: Vec<(&str, &str)> = rows[1..].iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(
+        firsts,
+        [
+            ("a.bin", "1"),
+            ("b.bin", "1"),
+            ("a.bin", "2"),
+            ("b.bin", "2"),
+            ("geomean", "1"),
+            ("worst", "1"),
+            ("geomean", "2"),
+            ("worst", "2"),
+        ]
+    );
+    for row in &rows {
+        assert_eq!(row.len(), head.len(), "ragged row {row:?}");
+    }
+
+    let json = Json::parse(&stdout_of(
+        &[&args[..], &["--format", "json", path]].concat(),
+    ))
+    .expect("valid JSON");
+    let settings = json.get("settings");
+    assert_eq!(settings.get("mode").str(), "compress");
+    assert!(matches!(settings.get("verified"), Json::Bool(true)));
+    assert_eq!(json.get("files").arr().len(), 4);
+    for f in json.get("files").arr() {
+        for key in [
+            "ref_ratio",
+            "lzkit_ratio",
+            "ref_mbps",
+            "lzkit_mbps",
+            "speed_over_ref",
+        ] {
+            positive(f, key);
+        }
+    }
+    assert_eq!(json.get("summary").arr().len(), 4);
+
+    let text = stdout_of(&[&args[..], &[path]].concat());
+    assert!(text.contains("LZ4_compress_HC level 2"), "{text}");
+    assert!(text.contains("verified"), "{text}");
+    assert!(text.contains("worst speed_over_ref at level 2:"), "{text}");
+}
+
+#[test]
+fn compress_mode_stops_on_output_that_does_not_decode() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 20_000);
+    let args = ["--compress", "-L", "1,3", "-i", "1", file.to_str().unwrap()];
+    fails_verification(&args, "lzkit level 3", 10);
+    fails_verification(&args, "ref level 1", 10);
+    // The C compressor with a state it keeps is verified the same way.
+    let reuse = [&args[..], &["--reuse-state"]].concat();
+    let text = stdout_of(&reuse);
+    assert!(
+        text.contains("--reuse-state: one state per contender"),
+        "{text}"
+    );
+    fails_verification(&reuse, "ref level 3", 10);
+}
+
+#[test]
+fn frame_mode_has_loops_frames_and_costs() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 40_000);
+    let path = file.to_str().unwrap();
+    let json = Json::parse(&stdout_of(&[
+        "--frame", "-i", "1", "--format", "json", path,
+    ]))
+    .expect("valid JSON");
+    assert_eq!(json.get("settings").get("mode").str(), "frame");
+    let files = json.get("files").arr();
+    assert_eq!(files.len(), 1);
+    let f = &files[0];
+    assert_eq!(f.get("file").str(), "a.bin");
+    // 200 KB of data in 64 KiB blocks.
+    assert_eq!(f.get("blocks").num(), 4.0);
+    for op in ["lzkit_loop", "ref_loop"] {
+        positive(f, op);
+    }
+    for checks in ["none", "content", "block"] {
+        for prefix in ["lzkit_", "ref_", "lzkit_cost_", "ref_cost_", "boost_"] {
+            positive(f, &format!("{prefix}{checks}"));
+        }
+    }
+    let md = stdout_of(&["--frame", "-i", "1", "--format", "markdown", path]);
+    let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(
+        table[0].starts_with("| file | size | blocks | lzkit_loop |"),
+        "{md}"
+    );
+    assert_eq!(
+        table.len(),
+        2 + 1 + 2,
+        "head, rule, the file, geomean, worst"
+    );
+
+    fails_verification(&["--frame", "-i", "1", path], "ref_content", 11);
+    fails_verification(&["--frame", "-i", "1", path], "lzkit_block", 11);
+    fails_verification(&["--frame", "-i", "1", path], "lzkit_loop", 11);
+}
+
+#[test]
+fn threads_mode_compares_n_threads_with_one() {
+    let dir = TempDir::new().unwrap();
+    write_sample(dir.path(), "a.bin", 30_000);
+    write_sample(dir.path(), "b.bin", 30_000);
+    let path = dir.path().to_str().unwrap();
+    let args = ["-T", "2", "-i", "1", "-B", "64K", "--concat"];
+    let json = Json::parse(&stdout_of(
+        &[&args[..], &["--format", "json", path]].concat(),
+    ))
+    .expect("valid JSON");
+    let settings = json.get("settings");
+    assert_eq!(settings.get("mode").str(), "threads");
+    assert_eq!(settings.get("threads").num(), 2.0);
+    let files = json.get("files").arr();
+    assert_eq!(files.len(), 1, "--concat: one input");
+    assert_eq!(files[0].get("file").str(), "2 inputs concatenated");
+    for work in ["compress", "decompress", "stream"] {
+        for suffix in ["_1", "_n", "_speedup"] {
+            positive(&files[0], &format!("{work}{suffix}"));
+        }
+    }
+    let notes = json.get("notes").arr();
+    assert!(
+        notes.iter().any(|n| n.str().contains("under two jobs")),
+        "{notes:?}"
+    );
+
+    let text = stdout_of(&["--mt", "-i", "1", "-L", "1,2", &format!("{path}/a.bin")]);
+    assert!(text.contains("lzkit bench --threads 0:"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.starts_with("a.bin")).count() == 2,
+        "a row per level:\n{text}"
+    );
+
+    let one = format!("{path}/a.bin");
+    let args = ["-T", "2", "-i", "1", "-B", "64K", one.as_str()];
+    fails_verification(&args, "compress level 1 threads 2", 10);
+    fails_verification(&args, "decompress level 1 threads 1", 11);
+    fails_verification(&args, "stream level 1 threads 2", 11);
+}
+
+#[test]
+fn modes_reject_options_of_other_modes() {
+    fail(&["--compress", "--frame"], "one at a time");
+    fail(&["--frame", "--cold"], "--cold");
+    fail(&["--threads", "2", "--compressor", "lzkit"], "--compressor");
+    fail(&["-L", "1,9"], "apply to --compress");
+    fail(&["--frame", "-B", "16K"], "frame block size");
 }
 
 #[test]
@@ -307,6 +532,14 @@ fn help_lists_the_options() {
         "--corpus-scale",
         "--quick",
         "--cold",
+        "--compress",
+        "--frame",
+        "--threads",
+        "--mt",
+        "--levels",
+        "--concat",
+        "--reuse-state",
+        "docs/benchmarking.md",
     ] {
         assert!(out.contains(opt), "{opt} missing from help");
     }

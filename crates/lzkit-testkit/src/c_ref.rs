@@ -50,6 +50,16 @@ unsafe extern "C" {
         dst_cap: c_int,
         acceleration: c_int,
     ) -> c_int;
+    fn LZ4_sizeofState() -> c_int;
+    fn LZ4_initStream(buffer: *mut c_void, size: usize) -> *mut c_void;
+    fn LZ4_compress_fast_extState_fastReset(
+        state: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_cap: c_int,
+        acceleration: c_int,
+    ) -> c_int;
     fn LZ4_sizeofStateHC() -> c_int;
     fn LZ4_initStreamHC(buffer: *mut c_void, size: usize) -> *mut c_void;
     fn LZ4_compress_HC_extStateHC_fastReset(
@@ -293,43 +303,76 @@ pub fn decompress(src: &[u8], cap: usize, dict: &[u8], fill: u8) -> Option<Vec<u
     Some(dst)
 }
 
-/// A C HC state (`LZ4_streamHC_t`) kept across calls: what a user who
-/// compresses many blocks does (`LZ4_compress_HC_extStateHC_fastReset`),
-/// sparing `LZ4_compress_HC`'s allocation and reset of 256 KiB per call.
-pub struct HcState(Vec<u64>);
+/// A C compressor state kept across calls, as a user who compresses many
+/// blocks keeps one: `LZ4_stream_t` for levels `<= 1`
+/// (`LZ4_compress_fast_extState_fastReset`), `LZ4_streamHC_t` for HC levels
+/// (`LZ4_compress_HC_extStateHC_fastReset`, sparing `LZ4_compress_HC`'s
+/// allocation and reset of 256 KiB per call).
+pub struct State {
+    /// The state's memory, in u64 words: C wants pointer alignment.
+    words: Vec<u64>,
+    hc: bool,
+}
 
-impl HcState {
-    /// A fresh state; `None` if C cannot initialise one.
-    pub fn new() -> Option<Self> {
-        // SAFETY: takes no arguments and returns a constant.
-        let size = usize::try_from(unsafe { LZ4_sizeofStateHC() }).ok()?;
-        // u64 words: the state wants pointer alignment.
+impl State {
+    /// A fresh state for compressing at `level`; `None` if C cannot
+    /// initialise one.
+    pub fn new(level: i32) -> Option<Self> {
+        let hc = level >= 2;
+        // SAFETY: both take no arguments and return a constant.
+        let size = unsafe {
+            match hc {
+                true => LZ4_sizeofStateHC(),
+                false => LZ4_sizeofState(),
+            }
+        };
+        let size = usize::try_from(size).ok()?;
         let mut words = vec![0u64; size.div_ceil(8)];
-        // SAFETY: `words` is a writable, 8-byte aligned buffer of at least
-        // `size` bytes; C initialises it in place and keeps no pointer.
-        let state = unsafe { LZ4_initStreamHC(words.as_mut_ptr().cast(), size) };
-        (!state.is_null()).then_some(HcState(words))
+        let buffer = words.as_mut_ptr().cast::<c_void>();
+        // SAFETY: `buffer` is writable, 8-byte aligned and at least `size`
+        // bytes long; C initialises a state in place and keeps no pointer.
+        let state = unsafe {
+            match hc {
+                true => LZ4_initStreamHC(buffer, size),
+                false => LZ4_initStream(buffer, size),
+            }
+        };
+        (!state.is_null()).then_some(State { words, hc })
     }
 
-    /// Compress `src` into `dst` at HC `level` with this state; `None` as
+    /// Compress `src` into `dst` at `level` (fast levels for a fast state,
+    /// HC levels for an HC state) with this state; `None` as
     /// [`compress_into`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut [u8], level: i32) -> Option<usize> {
         let (slen, dlen) = (c_len(src.len())?, c_len(dst.len())?);
         let mut spare = [0u8; 1];
         let d = dst_ptr(dst, &mut spare).cast::<c_char>();
-        // SAFETY: the state was initialised by LZ4_initStreamHC and is
-        // borrowed mutably for the call; the source covers `slen` readable
-        // bytes, `d` `dlen` writable bytes, none overlapping; C reads and
-        // writes within them and keeps no pointer past the call.
+        let s = src_ptr(src).cast::<c_char>();
+        let state = self.words.as_mut_ptr().cast::<c_void>();
+        // SAFETY: the state was initialised in `new` for this kind of
+        // compressor and is borrowed mutably for the call; `s` covers `slen`
+        // readable bytes (ONE_BYTE when empty), `d` `dlen` writable bytes
+        // (`spare` when empty), none overlapping; C reads and writes within
+        // them and keeps no pointer past the call.
         let n = unsafe {
-            LZ4_compress_HC_extStateHC_fastReset(
-                self.0.as_mut_ptr().cast(),
-                src_ptr(src).cast(),
-                d,
-                slen,
-                dlen,
-                level,
-            )
+            match self.hc {
+                true => LZ4_compress_HC_extStateHC_fastReset(
+                    state,
+                    s,
+                    d,
+                    slen,
+                    dlen,
+                    level.min(MAX_LEVEL),
+                ),
+                false => LZ4_compress_fast_extState_fastReset(
+                    state,
+                    s,
+                    d,
+                    slen,
+                    dlen,
+                    1i32.saturating_sub(level).max(1),
+                ),
+            }
         };
         c_size(n, false)
     }
@@ -661,10 +704,13 @@ mod tests {
         for level in [-20, 0, 1, 2, 9, 12, 99] {
             let c = compress(&data, level).unwrap();
             assert_eq!(decompress(&c, data.len(), &[], 0xAA).unwrap(), data);
-            let mut state = HcState::new().unwrap();
+            // A reused state, fast or HC by level, compresses as one-shot.
+            let mut state = State::new(level).unwrap();
             let mut dst = vec![0u8; bound_for_either(data.len())];
-            let n = state.compress_into(&data, &mut dst, level.max(2)).unwrap();
-            assert_eq!(decompress(&dst[..n], data.len(), &[], 0).unwrap(), data);
+            for _ in 0..2 {
+                let n = state.compress_into(&data, &mut dst, level).unwrap();
+                assert_eq!(&dst[..n], &c[..], "level {level}");
+            }
         }
         // Empty input: C writes a lone token.
         assert_eq!(compress(&[], 12).unwrap(), [0]);

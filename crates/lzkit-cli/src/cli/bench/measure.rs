@@ -23,7 +23,7 @@ use super::rng::Rng;
 /// passes): a 2 KiB column file decodes in well under a microsecond, which
 /// the clock cannot time, while 1 MiB takes tens of microseconds even at
 /// memcpy speed, so clock overhead stays below a thousandth.
-const MIN_SAMPLE_BYTES: usize = 1 << 20;
+pub const MIN_SAMPLE_BYTES: usize = 1 << 20;
 /// Before each sample, a contender decodes at least this much output
 /// untimed (the input's first blocks, or all of it). Contenders run in turn,
 /// and a decoder whose branch predictor state the others evicted runs its
@@ -32,10 +32,10 @@ const MIN_SAMPLE_BYTES: usize = 1 << 20;
 /// warm-up a sample measured that cold start, and a contender's result
 /// depended on whether the one before it in the round shared its code:
 /// the same variant ran at 5.4 or 6.9 GB/s from run to run.
-const WARM_UP_BYTES: usize = 256 << 10;
+pub const WARM_UP_BYTES: usize = 256 << 10;
 /// Written over the output before every sample, so that a decoder that
 /// skipped writing cannot pass the check with an earlier one's output.
-const POISON: u8 = 0xA5;
+pub const POISON: u8 = 0xA5;
 /// What a `--cold` measurement decodes before every sample: enough other
 /// data that the branch predictors no longer hold the input. Repeated
 /// passes over an input of a few hundred KiB let them learn its branches by
@@ -130,6 +130,9 @@ pub struct Plan {
     pub stat: Stat,
     /// Seed of this input's adaptive decoder.
     pub adapt_seed: u64,
+    /// Testing hook (`LZKIT_BENCH_FAULT`): the contender whose output is
+    /// corrupted after every sample, which verification must catch.
+    pub fault: Option<Contender>,
 }
 
 /// What the adaptive decoder ended up with on one input.
@@ -277,7 +280,7 @@ pub fn measure(
     plan: Plan,
     mut flush: Option<&mut Flush>,
     order: &mut Rng,
-    mut on_round: impl FnMut(),
+    on_round: impl FnMut(),
 ) -> Result<Measured, String> {
     if original.is_empty() {
         return Err("nothing to decode: the input is empty".into());
@@ -292,41 +295,75 @@ pub fn measure(
     // is one pass.
     let passes = match flush {
         Some(_) => 1,
-        None => MIN_SAMPLE_BYTES.div_ceil(original.len()),
+        None => passes_per_sample(original.len()),
     };
     let clock = clock_overhead();
     let (mut buffer, place) = output_buffer(passes * original.len(), original);
     let out = &mut buffer[place];
-    let mut samples = vec![Vec::with_capacity(plan.rounds as usize); runners.len()];
-    let mut sequence: Vec<usize> = (0..runners.len()).collect();
-    // Round 0 warms caches, page tables and branch predictors, and checks
-    // every contender once before anything is timed; it is not recorded.
-    for round in 0..=plan.rounds {
+    let seconds = interleave(
+        runners.len(),
+        plan.rounds,
+        plan.stat,
+        order,
+        on_round,
+        |k| {
+            let fault = plan.fault == Some(runners[k].contender);
+            match flush.as_deref_mut() {
+                Some(flush) => cold_sample(&mut runners[k], &work, out, flush, clock, fault),
+                None => sample(&mut runners[k], &work, out, fault),
+            }
+        },
+    )?;
+    let gbps = seconds
+        .iter()
+        .map(|s| original.len() as f64 / s / 1e9)
+        .collect();
+    let adapt = runners.iter().find_map(Runner::adapt_outcome);
+    Ok(Measured { gbps, adapt })
+}
+
+/// The method every mode shares: `contenders` contenders, one sample each
+/// per round, in an order `order` shuffles afresh every round. Round 0
+/// warms caches, page tables and branch predictors and checks every
+/// contender once before anything is timed; it is not recorded. Then
+/// `rounds` timed rounds; `on_round` is called after every round
+/// (progress). `sample(k)` takes contender `k`'s sample and returns its
+/// seconds (per pass), having verified its output: its first error ends
+/// the measurement. Returns `stat` of each contender's seconds.
+pub fn interleave(
+    contenders: usize,
+    rounds: u32,
+    stat: Stat,
+    order: &mut Rng,
+    mut on_round: impl FnMut(),
+    mut sample: impl FnMut(usize) -> Result<f64, String>,
+) -> Result<Vec<f64>, String> {
+    let mut samples = vec![Vec::with_capacity(rounds as usize); contenders];
+    let mut sequence: Vec<usize> = (0..contenders).collect();
+    for round in 0..=rounds {
         order.shuffle(&mut sequence);
         for &k in &sequence {
-            let seconds = match flush.as_deref_mut() {
-                Some(flush) => cold_sample(&mut runners[k], &work, out, flush, clock)?,
-                None => sample(&mut runners[k], &work, out)?,
-            };
+            let seconds = sample(k)?;
             if round > 0 {
                 samples[k].push(seconds);
             }
         }
         on_round();
     }
-    let gbps = samples
-        .iter_mut()
-        .map(|s| original.len() as f64 / plan.stat.of(s) / 1e9)
-        .collect();
-    let adapt = runners.iter().find_map(Runner::adapt_outcome);
-    Ok(Measured { gbps, adapt })
+    Ok(samples.iter_mut().map(|s| stat.of(s)).collect())
+}
+
+/// Passes of an input of `len` bytes that make one sample of at least
+/// [`MIN_SAMPLE_BYTES`].
+pub fn passes_per_sample(len: usize) -> usize {
+    MIN_SAMPLE_BYTES.div_ceil(len.max(1))
 }
 
 /// One sample: warm the contender up (see [`WARM_UP_BYTES`]), poison
 /// `out`, decode one copy of the input into each of its
 /// `original.len()`-byte chunks under the clock, then check every copy.
 /// Returns seconds per pass.
-fn sample(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, String> {
+fn sample(runner: &mut Runner, work: &Work, out: &mut [u8], fault: bool) -> Result<f64, String> {
     let name = runner.contender.name();
     let len = work.original.len();
     let all = work.blocks.blocks.len();
@@ -347,6 +384,7 @@ fn sample(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, Strin
             .map_err(|e| format!("{name}: {e}"))?;
     }
     let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
+    corrupt_if(fault, out);
     verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
     Ok(seconds)
 }
@@ -360,6 +398,7 @@ fn cold_sample(
     out: &mut [u8],
     flush: &mut Flush,
     clock: f64,
+    fault: bool,
 ) -> Result<f64, String> {
     let name = runner.contender.name();
     out.fill(POISON);
@@ -369,9 +408,18 @@ fn cold_sample(
         .pass(work, out, work.blocks.blocks.len())
         .map_err(|e| format!("{name}: {e}"))?;
     let seconds = start.elapsed().as_secs_f64() - clock;
+    corrupt_if(fault, out);
     verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
     // A pass shorter than the clock's jitter still counts as a nanosecond.
     Ok(seconds.max(1e-9))
+}
+
+/// Testing hook: when `fault`, change the last output byte, as a decoder
+/// that went wrong would.
+fn corrupt_if(fault: bool, out: &mut [u8]) {
+    if let (true, Some(last)) = (fault, out.last_mut()) {
+        *last ^= 0x5A;
+    }
 }
 
 /// The least time between two clock reads: what timing a single pass
@@ -439,7 +487,7 @@ fn output_buffer(len: usize, original: &[u8]) -> (Vec<u8>, Range<usize>) {
 
 /// Check that every copy in `out` equals `original`; on a mismatch, name the
 /// first wrong byte's offset in the original.
-fn verify(out: &[u8], original: &[u8]) -> Result<(), String> {
+pub fn verify(out: &[u8], original: &[u8]) -> Result<(), String> {
     for copy in out.chunks_exact(original.len()) {
         if copy != original {
             let at = copy
@@ -501,6 +549,7 @@ mod tests {
             rounds: 2,
             stat: Stat::Median,
             adapt_seed: 5,
+            fault: None,
         };
         let mut rounds = 0;
         let m = measure(
@@ -536,6 +585,7 @@ mod tests {
             rounds: 2,
             stat: Stat::Min,
             adapt_seed: 5,
+            fault: None,
         };
         let m = measure_quietly(&original, &blocks, &contenders, plan, Some(&mut flush)).unwrap();
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
@@ -565,6 +615,7 @@ mod tests {
             rounds: 1,
             stat: Stat::Min,
             adapt_seed: 0,
+            fault: None,
         };
         let err = measure_quietly(&original, &blocks, &[Contender::Ref], plan, None).unwrap_err();
         assert!(err.contains("ref: block 0"), "{err}");
@@ -582,5 +633,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("ref") && err.contains("offset 100"), "{err}");
+
+        // The testing hook corrupts the named contender's output only.
+        let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
+        let hooked = Plan {
+            fault: Some(Contender::Memcpy),
+            ..plan
+        };
+        let both = [Contender::Ref, Contender::Memcpy];
+        let err = measure_quietly(&original, &blocks, &both, hooked, None).unwrap_err();
+        assert!(err.starts_with("memcpy:"), "{err}");
+        measure_quietly(&original, &blocks, &[Contender::Ref], hooked, None).unwrap();
     }
 }

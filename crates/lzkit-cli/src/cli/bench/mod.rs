@@ -6,15 +6,25 @@
 //! report ([`report`], drawn by [`render`]). [`options`] parses the command line, [`corpus`]
 //! generates the built-in data, [`rng`] supplies the seeded randomness.
 //!
+//! The other modes measure with the same method ([`measure::interleave`])
+//! and report through [`modes`]: block compression per level against the C
+//! library ([`compress`]), frame decoding against a loop of block decodes
+//! ([`frame`]), and multithreaded frame compression and decoding against
+//! one thread ([`threads`]). `docs/benchmarking.md` describes the method.
+//!
 //! Like the rest of the CLI it uses only the library's public API.
 
 mod codec;
+mod compress;
 mod corpus;
+mod frame;
 mod measure;
+mod modes;
 mod options;
 mod render;
 mod report;
 mod rng;
+mod threads;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -27,7 +37,7 @@ use lzkit::lz4::block::Variant;
 use super::report::PROGRAM;
 use codec::{Blocks, compress_blocks};
 use measure::{Contender, FLUSH_BYTES, Flush, Measured, Plan, measure};
-use options::{Options, Parsed};
+use options::{Mode, Options, Parsed};
 use report::{FileResult, Report, Settings, Speeds};
 use rng::{Rng, derive_seed};
 
@@ -38,6 +48,8 @@ const EXIT_COMPRESS_FAILED: u8 = 10;
 const EXIT_DECODE_FAILED: u8 = 11;
 /// Input arguments named in the report's header before "and N more".
 const MAX_NAMED_SOURCES: usize = 3;
+/// Environment variable of the testing hook [`Options::fault`].
+const FAULT_VARIABLE: &str = "LZKIT_BENCH_FAULT";
 
 /// Why a run stopped, which sets the exit status.
 enum Failure {
@@ -63,7 +75,7 @@ impl Failure {
 
 /// Run `lzkit bench` with the arguments after `bench`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
-    let opts = match options::parse(args) {
+    let mut opts = match options::parse(args) {
         Ok(Parsed::Run(opts)) => opts,
         Ok(Parsed::Help) => return print(options::HELP),
         Err(msg) => {
@@ -72,8 +84,15 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(&opts) {
-        Ok(report) => print(&report.render(opts.format)),
+    opts.fault = std::env::var(FAULT_VARIABLE).ok();
+    let rendered = match opts.mode {
+        Mode::Decode => run(&opts).map(|report| report.render(opts.format)),
+        Mode::Compress => compress::run(&opts).map(|report| report.render(opts.format)),
+        Mode::Frame => frame::run(&opts).map(|report| report.render(opts.format)),
+        Mode::Threads(n) => threads::run(&opts, n).map(|report| report.render(opts.format)),
+    };
+    match rendered {
+        Ok(text) => print(&text),
         Err(failure) => failure.report(),
     }
 }
@@ -86,10 +105,12 @@ fn print(text: &str) -> ExitCode {
     }
 }
 
-/// One input: a file, or a file of the built-in corpus (by index).
+/// One input: a file, a file of the built-in corpus (by index), or several
+/// inputs concatenated (`--concat`).
 enum Input {
     File(PathBuf),
     BuiltIn(usize),
+    Concat(Vec<Input>),
 }
 
 impl Input {
@@ -101,6 +122,7 @@ impl Input {
                 |n| n.to_string_lossy().into_owned(),
             ),
             Input::BuiltIn(i) => corpus::name(*i).to_string(),
+            Input::Concat(all) => format!("{} inputs concatenated", all.len()),
         }
     }
 
@@ -110,13 +132,29 @@ impl Input {
                 std::fs::read(path).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))
             }
             Input::BuiltIn(i) => Ok(corpus::generate(*i, scale)),
+            Input::Concat(all) => {
+                let mut data = Vec::new();
+                for input in all {
+                    data.extend_from_slice(&input.load(scale)?);
+                }
+                Ok(data)
+            }
         }
     }
 }
 
 /// The inputs named (a directory: its regular files, sorted by name), or
-/// the built-in corpus when none is.
-fn list_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
+/// the built-in corpus when none is; with `concat`, all of them as one.
+fn list_inputs(paths: &[PathBuf], concat: bool) -> Result<Vec<Input>, Failure> {
+    let inputs = list_each(paths)?;
+    Ok(match concat {
+        true => vec![Input::Concat(inputs)],
+        false => inputs,
+    })
+}
+
+/// [`list_inputs`] one by one.
+fn list_each(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
     if paths.is_empty() {
         return Ok((0..corpus::len()).map(Input::BuiltIn).collect());
     }
@@ -155,8 +193,9 @@ fn files_in(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
 
 /// What the header says was measured.
 fn source_label(opts: &Options) -> String {
+    let concat = if opts.concat { ", concatenated" } else { "" };
     if opts.inputs.is_empty() {
-        return format!("built-in corpus (scale {})", opts.corpus_scale);
+        return format!("built-in corpus (scale {}){concat}", opts.corpus_scale);
     }
     let named: Vec<String> = opts
         .inputs
@@ -165,23 +204,23 @@ fn source_label(opts: &Options) -> String {
         .map(|p| p.display().to_string())
         .collect();
     match opts.inputs.len().saturating_sub(MAX_NAMED_SOURCES) {
-        0 => named.join(", "),
-        more => format!("{} and {more} more", named.join(", ")),
+        0 => format!("{}{concat}", named.join(", ")),
+        more => format!("{} and {more} more{concat}", named.join(", ")),
     }
 }
 
-/// Measure every input and gather the report.
-fn run(opts: &Options) -> Result<Report, Failure> {
-    let inputs = list_inputs(&opts.inputs)?;
-    let contenders = Contender::all();
+/// Load every input in turn and hand each non-empty one to `measure_one`
+/// with its index, name and bytes, and the progress bar (which counts
+/// rounds, the warm-up round included); an empty input is skipped with a
+/// note. Fails if every input is empty.
+fn for_each_input(
+    opts: &Options,
+    mut measure_one: impl FnMut(usize, String, &[u8], &Progress) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let inputs = list_inputs(&opts.inputs, opts.concat)?;
     let rounds_per_file = u64::from(opts.rounds) + 1; // plus the warm-up round
     let progress = Progress::new(!opts.quiet, inputs.len() as u64 * rounds_per_file);
-    let mut order = Rng::new(opts.seed);
-    let mut flush = match opts.cold {
-        true => Some(Flush::new(corpus::other_data(FLUSH_BYTES)).map_err(Failure::Compress)?),
-        false => None,
-    };
-    let mut files = Vec::with_capacity(inputs.len());
+    let mut measured = 0;
     for (i, input) in inputs.iter().enumerate() {
         let name = input.name();
         let data = input.load(opts.corpus_scale)?;
@@ -190,17 +229,43 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             progress.advance(rounds_per_file);
             continue;
         }
+        measure_one(i, name, &data, &progress)?;
+        measured += 1;
+    }
+    progress.finish();
+    match measured {
+        0 => Err(Failure::Input(
+            "no data to benchmark: every input is empty".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Measure every input and gather the report.
+fn run(opts: &Options) -> Result<Report, Failure> {
+    let contenders = Contender::all();
+    let mut order = Rng::new(opts.seed);
+    let mut flush = match opts.cold {
+        true => Some(Flush::new(corpus::other_data(FLUSH_BYTES)).map_err(Failure::Compress)?),
+        false => None,
+    };
+    let mut files = Vec::new();
+    for_each_input(opts, |i, name, data, progress| {
         progress.stage(&name, "compressing");
-        let blocks = compress_blocks(&data, opts.block_size, opts.compressor, opts.level)
+        let blocks = compress_blocks(data, opts.block_size, opts.compressor, opts.level)
             .map_err(|e| Failure::Compress(format!("{name}: {e}")))?;
         progress.stage(&name, "decoding");
         let plan = Plan {
             rounds: opts.rounds,
             stat: opts.stat,
             adapt_seed: derive_seed(opts.seed, i as u64),
+            fault: contenders
+                .iter()
+                .copied()
+                .find(|c| opts.fault.as_deref() == Some(c.name())),
         };
         let measured = measure(
-            &data,
+            data,
             &blocks,
             &contenders,
             plan,
@@ -216,13 +281,8 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             &contenders,
             measured,
         ));
-    }
-    progress.finish();
-    if files.is_empty() {
-        return Err(Failure::Input(
-            "no data to benchmark: every input is empty".into(),
-        ));
-    }
+        Ok(())
+    })?;
     Ok(Report {
         settings: settings(opts),
         files,

@@ -4,10 +4,12 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use lzkit::lz4::frame::BlockSize;
+
 use super::codec::Compressor;
 use super::measure::Stat;
 use super::report::Format;
-use lzkit::lz4::Level;
+use lzkit::lz4::{Level, MAX_LEVEL};
 
 /// Default block size: ClickHouse's minimum compress block, and the size
 /// the ClickHouse study measured (it fits, with its compressed form, in L2).
@@ -33,10 +35,53 @@ const QUICK_ROUNDS: u32 = 5;
 const QUICK_SCALE: f64 = 1.0 / 16.0;
 /// Largest `--corpus-scale`: 16 times the built-in corpus is 700 MiB.
 const MAX_SCALE: f64 = 16.0;
+/// Default timed rounds of `--compress` and `--threads`: a high level
+/// compresses at tens of MB/s, so each round is far longer than a decode
+/// round, and the minimum settles sooner.
+pub const DEFAULT_SLOW_ROUNDS: u32 = 5;
+/// `--compress` levels when none are given: `--fast`, the default, lz4
+/// 1.10's middle level, HC's default and the highest.
+pub const DEFAULT_COMPRESS_LEVELS: &[i32] = &[-1, 1, 2, 9, MAX_LEVEL];
+/// Block size of `--threads` unless `-B` says otherwise: the lz4 command's
+/// default frame blocks.
+pub const DEFAULT_THREADS_BLOCK_SIZE: usize = 4 << 20;
+/// Most levels one `-L` list may name (a typo guard).
+const MAX_LEVELS: usize = 64;
+
+/// What `lzkit bench` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Block decoding: every decoder against lz4 C (the default).
+    Decode,
+    /// Block compression, lzkit against lz4 C, per level (`--compress`).
+    Compress,
+    /// Frame decoding against a loop of block decodes (`--frame`).
+    Frame,
+    /// Frame compression and decoding on N threads against one
+    /// (`--threads N`; 0 = one per core, `--mt`).
+    Threads(usize),
+}
+
+impl Mode {
+    /// The option that selects the mode, for messages.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Mode::Decode => "(decode)",
+            Mode::Compress => "--compress",
+            Mode::Frame => "--frame",
+            Mode::Threads(_) => "--threads",
+        }
+    }
+}
 
 /// What `lzkit bench` was asked to do.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// What is measured (`--compress`, `--frame`, `--threads`).
+    pub mode: Mode,
+    /// Compression levels of `--compress` and `--threads` (`-L`, `-b`/`-e`,
+    /// or the one `-#`); in the other modes, the one level.
+    pub levels: Vec<i32>,
     /// Block size in bytes (`-B`).
     pub block_size: usize,
     /// Who compresses (`--compressor`).
@@ -57,6 +102,14 @@ pub struct Options {
     pub cold: bool,
     /// No progress bar (`-q`).
     pub quiet: bool,
+    /// Measure all inputs as one, concatenated (`--concat`).
+    pub concat: bool,
+    /// `--compress`: the C compressor reuses one state (`--reuse-state`).
+    pub reuse_state: bool,
+    /// Testing hook: the contender whose output is corrupted after every
+    /// sample, so that a test sees verification fail. Set from the
+    /// `LZKIT_BENCH_FAULT` environment variable, never by an option.
+    pub fault: Option<String>,
     /// Files and directories; empty means the built-in corpus.
     pub inputs: Vec<PathBuf>,
 }
@@ -72,7 +125,19 @@ pub enum Parsed {
 
 /// `lzkit bench -h`.
 pub const HELP: &str = "\
-Usage: lzkit bench [OPTIONS] [FILE|DIR]...
+Usage: lzkit bench [MODE] [OPTIONS] [FILE|DIR]...
+
+Modes (one at a time; the method of all of them: docs/benchmarking.md):
+  (none)                 block decompression, below
+      --compress         block compression per level: lzkit against the LZ4 C
+                         library, speed and ratio; every output decoded by both
+      --frame            frame decoding: lzkit's and the C library's (LZ4F)
+                         with no checksum, a content and a block checksum,
+                         against a loop of block decodes of the same blocks
+  -T, --threads N        frame compression (frame::compress) and decoding
+                         (decompress_with, FrameDecoder) on N threads against
+                         one; 0 = one per core; 4M blocks unless -B
+      --mt               --threads 0
 
 Decompression speed per file, as in ClickHouse's LZ4 study: the LZ4 C library
 (ref), lz4_flex, every lzkit decoder variant this CPU runs, and lzkit's
@@ -91,7 +156,15 @@ Options:
                          levels, as in lz4)
       --fast[=N]         fast compression with acceleration N (level -N)
       --best             level 12
-  -i, --rounds N         timed rounds (default 20), after one warm-up round
+  -L, --levels LIST      --compress, --threads: levels, as 1,9,12 or 3-9 or
+                         -1,1 (default for --compress: -1,1,2,9,12; for
+                         --threads: the level above)
+  -b N, -e M             --compress, --threads: levels N to M (as lz4 -b -e)
+      --reuse-state      --compress: the C library compresses with one state it
+                         keeps, as lzkit keeps a per-thread engine (default:
+                         lz4's one-shot calls; HC sets up 256 KiB per block)
+  -i, --rounds N         timed rounds (default 20; 5 for --compress and
+                         --threads), after one warm-up round
       --stat min|median  statistic over the rounds (default min)
       --cold             first visits: each sample decodes the input once,
                          after 1 MiB of other data, as a scan reads a column
@@ -101,17 +174,29 @@ Options:
       --seed N           seed of the round order and adaptive decoders
       --format FORMAT    text (default), markdown, csv or json
       --corpus-scale F   size factor of the built-in corpus (default 1: 44 MiB)
+      --concat           measure all inputs as one, concatenated in order
+                         (--threads: files under 8 MiB give threads no work)
       --quick            smoke test: 5 rounds, built-in corpus at 1/16
   -q, --quiet            no progress bar (shown only on a terminal anyway)
   -h, --help             this help
 
+--cold and --compressor apply to block decompression only. In every mode,
+every round trip is verified, each round, and a mismatch stops the run.
+
 Exit status: 0 on success, 1 on a usage or input error, 10 if compression
-failed, 11 if a decoder failed or decoded wrong bytes.
+failed or its output did not decode to the input, 11 if a decoder failed or
+decoded wrong bytes.
 ";
 
 /// Options as they are read, before defaults that depend on each other.
 #[derive(Default)]
 struct Raw {
+    compress: bool,
+    frame: bool,
+    threads: Option<usize>,
+    levels: Option<Vec<i32>>,
+    begin: Option<i32>,
+    end: Option<i32>,
     block_size: Option<usize>,
     compressor: Option<Compressor>,
     level: Option<i32>,
@@ -122,6 +207,8 @@ struct Raw {
     corpus_scale: Option<f64>,
     quick: bool,
     cold: bool,
+    concat: bool,
+    reuse_state: bool,
     quiet: bool,
     inputs: Vec<PathBuf>,
 }
@@ -220,6 +307,28 @@ fn parse_long(
             no_value()?;
             raw.cold = true;
         }
+        "concat" => {
+            no_value()?;
+            raw.concat = true;
+        }
+        "reuse-state" => {
+            no_value()?;
+            raw.reuse_state = true;
+        }
+        "compress" => {
+            no_value()?;
+            raw.compress = true;
+        }
+        "frame" => {
+            no_value()?;
+            raw.frame = true;
+        }
+        "mt" => {
+            no_value()?;
+            raw.threads = Some(0);
+        }
+        "threads" => raw.threads = Some(parse_threads(&value()?)?),
+        "levels" => raw.levels = Some(parse_levels(&value()?)?),
         _ => return Err(format!("unknown option --{name}")),
     }
     Ok(())
@@ -243,6 +352,10 @@ fn parse_short(
         Some(b'B') => raw.block_size = Some(parse_size(&value_of("-B", attached(1), rest)?)?),
         Some(b'i') => raw.rounds = Some(parse_rounds(&value_of("-i", attached(1), rest)?)?),
         Some(b'q') if cluster == "q" => raw.quiet = true,
+        Some(b'T') => raw.threads = Some(parse_threads(&value_of("-T", attached(1), rest)?)?),
+        Some(b'L') => raw.levels = Some(parse_levels(&value_of("-L", attached(1), rest)?)?),
+        Some(b'b') => raw.begin = Some(parse_level(&value_of("-b", attached(1), rest)?)?),
+        Some(b'e') => raw.end = Some(parse_level(&value_of("-e", attached(1), rest)?)?),
         _ => return Err(format!("unknown option -{cluster}")),
     }
     Ok(())
@@ -255,23 +368,166 @@ fn resolve(raw: Raw) -> Result<Options, String> {
             "--corpus-scale applies to the built-in corpus, used only without FILEs".into(),
         );
     }
+    let mode = resolve_mode(&raw)?;
+    let levels = resolve_levels(&raw, mode)?;
+    let block_size = match (mode, raw.block_size) {
+        (Mode::Threads(_), None) => DEFAULT_THREADS_BLOCK_SIZE,
+        (_, size) => size.unwrap_or(DEFAULT_BLOCK_SIZE),
+    };
+    if matches!(mode, Mode::Frame | Mode::Threads(_)) && frame_block_size(block_size).is_none() {
+        return Err(format!(
+            "{} needs a frame block size: -B 64K, 256K, 1M or 4M",
+            mode.flag()
+        ));
+    }
+    let default_rounds = match mode {
+        _ if raw.quick => QUICK_ROUNDS,
+        Mode::Compress | Mode::Threads(_) => DEFAULT_SLOW_ROUNDS,
+        Mode::Decode | Mode::Frame => DEFAULT_ROUNDS,
+    };
     let quick_scale = if raw.quick { QUICK_SCALE } else { 1.0 };
     Ok(Options {
-        block_size: raw.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        mode,
+        level: levels[0],
+        levels,
+        block_size,
         compressor: raw.compressor.unwrap_or(Compressor::Ref),
-        level: raw.level.unwrap_or(1),
-        rounds: raw.rounds.unwrap_or(if raw.quick {
-            QUICK_ROUNDS
-        } else {
-            DEFAULT_ROUNDS
-        }),
+        rounds: raw.rounds.unwrap_or(default_rounds),
         stat: raw.stat.unwrap_or(Stat::Min),
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
         format: raw.format.unwrap_or(Format::Text),
         corpus_scale: raw.corpus_scale.unwrap_or(quick_scale),
         cold: raw.cold,
         quiet: raw.quiet,
+        concat: raw.concat,
+        reuse_state: raw.reuse_state,
+        fault: None,
         inputs: raw.inputs,
+    })
+}
+
+/// The mode asked for; at most one, with only the options that apply to it.
+fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
+    let mut modes = Vec::new();
+    if raw.compress {
+        modes.push(Mode::Compress);
+    }
+    if raw.frame {
+        modes.push(Mode::Frame);
+    }
+    if let Some(n) = raw.threads {
+        modes.push(Mode::Threads(n));
+    }
+    let mode = match modes[..] {
+        [] => Mode::Decode,
+        [one] => one,
+        [a, b, ..] => {
+            return Err(format!(
+                "{} and {} are different modes: one at a time",
+                a.flag(),
+                b.flag()
+            ));
+        }
+    };
+    if raw.reuse_state && mode != Mode::Compress {
+        return Err("--reuse-state applies to --compress only".into());
+    }
+    if mode != Mode::Decode {
+        if raw.cold {
+            return Err("--cold applies to block decompression only".into());
+        }
+        if raw.compressor.is_some() {
+            return Err(
+                "--compressor applies to block decompression only (--compress runs both)".into(),
+            );
+        }
+    }
+    Ok(mode)
+}
+
+/// The levels: `-L`, else `-b`..=`-e`, else the one level (`-#`, `--fast`,
+/// `--best`), else the mode's default.
+fn resolve_levels(raw: &Raw, mode: Mode) -> Result<Vec<i32>, String> {
+    let listed = raw.levels.is_some() || raw.begin.is_some() || raw.end.is_some();
+    if listed && !matches!(mode, Mode::Compress | Mode::Threads(_)) {
+        return Err("-L, -b and -e apply to --compress and --threads".into());
+    }
+    if raw.levels.is_some() && (raw.begin.is_some() || raw.end.is_some()) {
+        return Err("give levels with -L or with -b/-e, not both".into());
+    }
+    let one = raw.level.unwrap_or(1);
+    if let Some(levels) = &raw.levels {
+        return Ok(levels.clone());
+    }
+    if raw.begin.is_some() || raw.end.is_some() {
+        let begin = raw.begin.unwrap_or(one);
+        // As lz4 does, an end below the beginning measures the beginning.
+        let end = raw.end.unwrap_or(begin).max(begin);
+        return Ok((begin..=end).collect());
+    }
+    Ok(match (mode, raw.level) {
+        (Mode::Compress, None) => DEFAULT_COMPRESS_LEVELS.to_vec(),
+        _ => vec![one],
+    })
+}
+
+/// The frame block size of `bytes`, if it is one (64K, 256K, 1M, 4M).
+pub fn frame_block_size(bytes: usize) -> Option<BlockSize> {
+    (4..=7)
+        .filter_map(BlockSize::from_code)
+        .find(|b| b.bytes() == bytes)
+}
+
+/// Largest `--fast=N` (as a level: `-N`).
+const MAX_FAST: i32 = Level::MAX_ACCELERATION as i32;
+
+/// One level: as `-#` (above 12 is 12) for 0 and up, `--fast=N` below.
+fn parse_level(text: &str) -> Result<i32, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if n > i64::from(MAX_LEVEL) => Ok(MAX_LEVEL),
+        Ok(n) if n >= -i64::from(MAX_FAST) => Ok(n as i32),
+        _ => Err(format!(
+            "invalid level '{text}': 0 to {MAX_LEVEL}, or -1 to -{MAX_FAST} for --fast=N"
+        )),
+    }
+}
+
+/// A list of levels: `9`, `3-9`, `-1,1,9,12` (a leading minus is a fast
+/// level, a minus after a number a range).
+fn parse_levels(text: &str) -> Result<Vec<i32>, String> {
+    let mut levels = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        let split = item
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '-')
+            .map(|(i, _)| i);
+        let (first, last) = match split {
+            Some(i) => (parse_level(&item[..i])?, parse_level(&item[i + 1..])?),
+            None => (parse_level(item)?, parse_level(item)?),
+        };
+        if first > last {
+            return Err(format!("invalid level range '{item}': {first} > {last}"));
+        }
+        for level in first..=last {
+            if !levels.contains(&level) {
+                levels.push(level);
+            }
+            if levels.len() > MAX_LEVELS {
+                return Err(format!("at most {MAX_LEVELS} levels"));
+            }
+        }
+    }
+    Ok(levels)
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    parse_number::<usize>(text, "--threads").and_then(|n| match n {
+        0..=1024 => Ok(n),
+        _ => Err(format!(
+            "--threads must be 0 (one per core) to 1024, not {n}"
+        )),
     })
 }
 
@@ -423,6 +679,55 @@ mod tests {
         assert_eq!((o.rounds, o.corpus_scale), (QUICK_ROUNDS, QUICK_SCALE));
         let o = run(&["-i", "2", "--quick", "--corpus-scale", "0.01"]);
         assert_eq!((o.rounds, o.corpus_scale), (2, 0.01));
+    }
+
+    #[test]
+    fn modes_and_levels() {
+        assert_eq!(run(&[]).mode, Mode::Decode);
+        let o = run(&["--compress"]);
+        assert_eq!(o.mode, Mode::Compress);
+        assert_eq!(o.levels, DEFAULT_COMPRESS_LEVELS);
+        assert_eq!(o.rounds, DEFAULT_SLOW_ROUNDS);
+        assert_eq!(run(&["--compress", "-9"]).levels, [9]);
+        assert_eq!(
+            run(&["--compress", "-L", "1,3-5,15"]).levels,
+            [1, 3, 4, 5, 12]
+        );
+        assert_eq!(run(&["--compress", "--levels=-2,1"]).levels, [-2, 1]);
+        assert_eq!(run(&["--compress", "-L", "-2,1"]).levels, [-2, 1]);
+        assert_eq!(run(&["--compress", "--levels", "-3--2"]).levels, [-3, -2]);
+        assert_eq!(run(&["--compress", "-b3", "-e", "5"]).levels, [3, 4, 5]);
+        assert_eq!(run(&["--compress", "-b", "9"]).levels, [9]);
+        assert_eq!(run(&["--compress", "-b9", "-e2"]).levels, [9]);
+        let o = run(&["--frame"]);
+        assert_eq!(
+            (o.mode, o.rounds, o.block_size),
+            (Mode::Frame, 20, 64 << 10)
+        );
+        let o = run(&["-T", "4"]);
+        assert_eq!((o.mode, o.levels.clone()), (Mode::Threads(4), vec![1]));
+        assert_eq!(o.block_size, DEFAULT_THREADS_BLOCK_SIZE);
+        assert_eq!(run(&["--mt", "-L", "1,9"]).mode, Mode::Threads(0));
+        assert_eq!(run(&["--threads=2", "-B", "1M"]).block_size, 1 << 20);
+        assert_eq!(frame_block_size(256 << 10), Some(BlockSize::Max256KB));
+        assert_eq!(frame_block_size(128 << 10), None);
+    }
+
+    #[test]
+    fn mode_errors() {
+        assert!(fails(&["--compress", "--frame"]).contains("one at a time"));
+        assert!(fails(&["--frame", "--cold"]).contains("--cold"));
+        assert!(fails(&["--compress", "--compressor", "lzkit"]).contains("--compressor"));
+        assert!(fails(&["-L", "1"]).contains("apply to --compress"));
+        assert!(fails(&["--frame", "-b", "1"]).contains("apply to --compress"));
+        assert!(fails(&["--compress", "-L", "1", "-e", "3"]).contains("not both"));
+        assert!(fails(&["--compress", "-L", "9-3"]).contains("range"));
+        assert!(fails(&["--compress", "-L", "x"]).contains("invalid level"));
+        assert!(fails(&["--frame", "-B", "128K"]).contains("frame block size"));
+        assert!(fails(&["-T", "x"]).contains("--threads"));
+        assert!(fails(&["--mt=2"]).contains("no value"));
+        assert!(fails(&["--frame", "--reuse-state"]).contains("--compress only"));
+        assert!(run(&["--compress", "--reuse-state"]).reuse_state);
     }
 
     #[test]

@@ -10,6 +10,8 @@ pub enum Cell {
     Text(String),
     /// A count, printed as is.
     Count(u64),
+    /// A signed integer, printed as is (a compression level).
+    Int(i64),
     /// A size in bytes: human-readable in tables, exact in CSV.
     Size(u64),
     /// A speed in GB/s (2 decimals in tables).
@@ -28,6 +30,7 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Count(n) => n.to_string(),
+            Cell::Int(n) => n.to_string(),
             Cell::Size(n) => human_size(*n),
             Cell::Speed(x) | Cell::Compression(x) => format!("{x:.2}"),
             Cell::Ratio(x) => format!("{x:.3}"),
@@ -39,8 +42,30 @@ impl Cell {
         match self {
             Cell::Text(s) => csv_field(s),
             Cell::Count(n) | Cell::Size(n) => n.to_string(),
+            Cell::Int(n) => n.to_string(),
             Cell::Speed(x) | Cell::Ratio(x) | Cell::Compression(x) => format!("{x:.4}"),
             Cell::Empty => String::new(),
+        }
+    }
+
+    /// The cell as a JSON value (an empty cell is `null`).
+    pub fn json(&self) -> String {
+        match self {
+            Cell::Text(s) => json_str(s),
+            Cell::Count(n) | Cell::Size(n) => n.to_string(),
+            Cell::Int(n) => n.to_string(),
+            Cell::Speed(x) | Cell::Ratio(x) | Cell::Compression(x) => json_num(*x),
+            Cell::Empty => "null".into(),
+        }
+    }
+
+    /// The cell's number, if it holds one.
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            Cell::Count(n) | Cell::Size(n) => Some(*n as f64),
+            Cell::Int(n) => Some(*n as f64),
+            Cell::Speed(x) | Cell::Ratio(x) | Cell::Compression(x) => Some(*x),
+            Cell::Text(_) | Cell::Empty => None,
         }
     }
 

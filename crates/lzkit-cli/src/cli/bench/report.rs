@@ -173,7 +173,7 @@ struct Summary {
 }
 
 /// Geometric mean of positive values (NaN when empty).
-fn geomean(values: impl IntoIterator<Item = f64>) -> f64 {
+pub fn geomean(values: impl IntoIterator<Item = f64>) -> f64 {
     let (sum, n) = values
         .into_iter()
         .fold((0.0, 0usize), |(s, n), v| (s + v.ln(), n + 1));

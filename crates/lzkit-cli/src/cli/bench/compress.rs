@@ -1,0 +1,313 @@
+//! `lzkit bench --compress`: block compression, lzkit against the LZ4 C
+//! library, per file and level: speed (MB/s of input) and compressed size.
+//!
+//! Every file is cut into independent blocks of `-B` bytes, as the decode
+//! mode does. Each level has two contenders, `block::compress_into` and the
+//! C function lz4 uses at that level, each compressing every block into a
+//! slot of its own; all levels' contenders of a file are interleaved in
+//! the same rounds. After every sample, each block of its output is decoded
+//! by both lzkit and `LZ4_decompress_safe` and compared with the input.
+
+use lzkit::lz4::block;
+use lzkit_testkit::c_ref;
+
+use super::codec::{Compressor, ref_decompress};
+use super::modes::{
+    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
+};
+use super::options::Options;
+use super::render::{Cell, block_size_label, json_array, json_str};
+use super::rng::Rng;
+use super::{Failure, source_label};
+
+/// Who compresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Who {
+    Ref,
+    Lzkit,
+}
+
+/// One contender: a compressor at a level, with its output.
+struct Contender {
+    who: Who,
+    level: i32,
+    /// With `--reuse-state`, the C compressor's state, kept across blocks.
+    state: Option<c_ref::State>,
+    /// Name in messages and for the testing hook: "ref level 9".
+    label: String,
+    /// Its compressed blocks, each in a slot of `slot` bytes.
+    buf: Vec<u8>,
+    sizes: Vec<usize>,
+    slot: usize,
+}
+
+impl Contender {
+    fn new(who: Who, level: i32, blocks: usize, block_size: usize, reuse: bool) -> Contender {
+        let slot = block::max_compressed_size(block_size);
+        let name = match who {
+            Who::Ref => "ref",
+            Who::Lzkit => "lzkit",
+        };
+        Contender {
+            who,
+            level,
+            state: (reuse && who == Who::Ref)
+                .then(|| c_ref::State::new(level).expect("liblz4 initialises a state")),
+            label: format!("{name} level {level}"),
+            buf: vec![0; blocks * slot],
+            sizes: vec![0; blocks],
+            slot,
+        }
+    }
+
+    /// Compress every block of `data`.
+    fn pass(&mut self, data: &[u8], block_size: usize) -> Result<(), String> {
+        for (i, chunk) in data.chunks(block_size).enumerate() {
+            let slot = &mut self.buf[i * self.slot..(i + 1) * self.slot];
+            let n = match (self.who, &mut self.state) {
+                (Who::Ref, Some(state)) => state.compress_into(chunk, slot, self.level),
+                (Who::Ref, None) => c_ref::compress_into(chunk, slot, self.level),
+                (Who::Lzkit, _) => block::compress_into(chunk, slot, self.level).ok(),
+            };
+            self.sizes[i] = n.ok_or_else(|| format!("block {i}: compression failed"))?;
+        }
+        Ok(())
+    }
+
+    fn block(&self, i: usize) -> &[u8] {
+        &self.buf[i * self.slot..i * self.slot + self.sizes[i]]
+    }
+
+    /// Decode every block with both decoders and compare it with the input.
+    fn verify(&self, data: &[u8], block_size: usize, out: &mut [u8]) -> Result<(), String> {
+        for (i, chunk) in data.chunks(block_size).enumerate() {
+            let dst = &mut out[..chunk.len()];
+            poison(dst);
+            let by_ref = ref_decompress(self.block(i), dst);
+            if by_ref != Some(chunk.len()) || dst != chunk {
+                return Err(format!(
+                    "block {i} does not decode to the input with LZ4_decompress_safe"
+                ));
+            }
+            poison(dst);
+            let by_lzkit = block::decompress_into(self.block(i), dst).ok();
+            if by_lzkit != Some(chunk.len()) || dst != chunk {
+                return Err(format!("block {i} does not decode to the input with lzkit"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Testing hook: change the last byte of the first block (always a
+    /// literal in LZ4), so that it decodes to other bytes.
+    fn corrupt(&mut self) {
+        if self.sizes[0] > 0 {
+            self.buf[self.sizes[0] - 1] ^= 0x5A;
+        }
+    }
+
+    fn compressed(&self) -> usize {
+        self.sizes.iter().sum()
+    }
+}
+
+/// Every contender of one file, named by index.
+struct Compressors<'a> {
+    data: &'a [u8],
+    block_size: usize,
+    contenders: Vec<Contender>,
+    /// Where verification decodes a block.
+    out: Vec<u8>,
+}
+
+impl Contenders for Compressors<'_> {
+    type Op = usize;
+
+    fn label(&self, k: usize) -> String {
+        self.contenders[k].label.clone()
+    }
+
+    fn reset(&mut self, k: usize) {
+        poison(&mut self.contenders[k].buf);
+    }
+
+    fn pass(&mut self, k: usize) -> Result<(), String> {
+        self.contenders[k].pass(self.data, self.block_size)
+    }
+
+    fn check(&mut self, k: usize, fault: bool) -> Result<(), String> {
+        let c = &mut self.contenders[k];
+        if fault {
+            c.corrupt();
+        }
+        c.verify(self.data, self.block_size, &mut self.out)
+    }
+}
+
+/// The table's columns.
+fn columns() -> Vec<Column> {
+    vec![
+        col("file", Sum::Blank),
+        col("level", Sum::Key),
+        col("size", Sum::Total),
+        col("ref_ratio", Sum::Geomean),
+        col("lzkit_ratio", Sum::Geomean),
+        col("bytes_over_ref", Sum::High),
+        col("ref_mbps", Sum::Geomean),
+        col("lzkit_mbps", Sum::Geomean),
+        col("speed_over_ref", Sum::Low),
+    ]
+}
+
+/// Measure one file: a row per level.
+fn measure_file(
+    opts: &Options,
+    subject: &Subject,
+    order: &mut Rng,
+    on_round: &mut dyn FnMut(),
+) -> Result<Vec<Vec<Cell>>, Failure> {
+    let (data, bs) = (subject.data, opts.block_size);
+    let blocks = data.len().div_ceil(bs);
+    let contenders: Vec<Contender> = opts
+        .levels
+        .iter()
+        .flat_map(|&level| {
+            [Who::Ref, Who::Lzkit]
+                .map(|who| Contender::new(who, level, blocks, bs, opts.reuse_state))
+        })
+        .collect();
+    let ops: Vec<usize> = (0..contenders.len()).collect();
+    let mut bench = Compressors {
+        data,
+        block_size: bs,
+        contenders,
+        out: vec![0; bs],
+    };
+    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round)
+        .map_err(|(_, e)| Failure::Compress(format!("{}: {e}", subject.name)))?;
+    let contenders = &bench.contenders;
+    let mbps = |k: usize| data.len() as f64 / seconds[k] / 1e6;
+    let ratio = |k: usize| data.len() as f64 / contenders[k].compressed() as f64;
+    let rows = (0..opts.levels.len())
+        .map(|l| {
+            let (r, z) = (2 * l, 2 * l + 1);
+            vec![
+                Cell::Text(subject.name.to_string()),
+                Cell::Int(i64::from(contenders[r].level)),
+                Cell::Size(data.len() as u64),
+                Cell::Compression(ratio(r)),
+                Cell::Compression(ratio(z)),
+                Cell::Ratio(contenders[z].compressed() as f64 / contenders[r].compressed() as f64),
+                Cell::Speed(mbps(r)),
+                Cell::Speed(mbps(z)),
+                Cell::Ratio(mbps(z) / mbps(r)),
+            ]
+        })
+        .collect();
+    Ok(rows)
+}
+
+/// Run `lzkit bench --compress`.
+pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
+    let columns = columns();
+    let (table, notes) = super::modes::run(opts, &columns, |subject, order, on_round| {
+        measure_file(opts, subject, order, on_round)
+    })?;
+    let entry_points: Vec<String> = opts
+        .levels
+        .iter()
+        .map(|&l| Compressor::Ref.describe(l))
+        .collect();
+    let source = source_label(opts);
+    let header = vec![
+        format!(
+            "lzkit bench --compress: {source}, blocks of {}, levels {}",
+            block_size_label(opts.block_size),
+            level_list(&opts.levels)
+        ),
+        format!(
+            "speeds in MB/s of input (10^6 bytes/s, one core), {} of {} rounds; contenders \
+             (both compressors at every level) interleaved in a random order each round \
+             (seed {}), each sample at least 1 MiB of repeated passes; every sample's blocks \
+             decoded by lzkit and LZ4_decompress_safe and verified",
+            opts.stat.name(),
+            opts.rounds,
+            opts.seed
+        ),
+        format!(
+            "ref = {}{}; lzkit = lzkit {} block::compress_into (a per-thread engine)",
+            entry_points.join(", "),
+            match opts.reuse_state {
+                true =>
+                    " (--reuse-state: one state per contender, through \
+                         LZ4_compress_fast_extState_fastReset or \
+                         LZ4_compress_HC_extStateHC_fastReset)",
+                false => " (one-shot calls: HC allocates and clears its state per block)",
+            },
+            env!("CARGO_PKG_VERSION")
+        ),
+        "ratio = input size / compressed size; bytes_over_ref = lzkit's compressed size / \
+         ref's (above 1: lzkit's output is larger); speed_over_ref = lzkit_mbps / ref_mbps \
+         (above 1: lzkit is faster)"
+            .to_string(),
+    ];
+    let mut settings = common_settings(opts, source);
+    settings.push((
+        "levels",
+        json_array(opts.levels.iter().map(|l| l.to_string())),
+    ));
+    settings.push((
+        "reference",
+        json_array(entry_points.iter().map(|e| json_str(e))),
+    ));
+    settings.push(("reuse_state", opts.reuse_state.to_string()));
+    settings.push(("unit", json_str("MB/s (10^6 input bytes per second)")));
+    Ok(ModeReport {
+        header,
+        settings,
+        table,
+        notes,
+    })
+}
+
+/// "1, 9, 12".
+pub fn level_list(levels: &[i32]) -> String {
+    levels
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_compressors_round_trip_and_a_fault_is_caught() {
+        let data: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i / 13).to_le_bytes())
+            .collect();
+        let bs = 64 << 10;
+        let blocks = data.len().div_ceil(bs);
+        let mut out = vec![0u8; bs];
+        for level in [-2, 1, 2, 9] {
+            for (who, reuse) in [(Who::Ref, false), (Who::Ref, true), (Who::Lzkit, false)] {
+                let mut c = Contender::new(who, level, blocks, bs, reuse);
+                c.pass(&data, bs).unwrap();
+                c.verify(&data, bs, &mut out).unwrap();
+                if reuse {
+                    // The same output as the one-shot call.
+                    let mut one_shot = Contender::new(who, level, blocks, bs, false);
+                    one_shot.pass(&data, bs).unwrap();
+                    assert_eq!(one_shot.sizes, c.sizes, "level {level}");
+                    c.pass(&data, bs).unwrap();
+                    assert_eq!(one_shot.sizes, c.sizes, "level {level}, state reused");
+                }
+                assert!(c.compressed() < data.len() / 2, "{}", c.label);
+                c.corrupt();
+                assert!(c.verify(&data, bs, &mut out).is_err(), "{}", c.label);
+            }
+        }
+    }
+}
