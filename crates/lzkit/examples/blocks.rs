@@ -57,7 +57,7 @@ fn sample_text(len: usize) -> Vec<u8> {
         x ^= x >> 17;
         x ^= x << 5;
         out.extend_from_slice(WORDS[x as usize % WORDS.len()].as_bytes());
-        out.push(if x % 11 == 0 { b'\n' } else { b' ' });
+        out.push(if x.is_multiple_of(11) { b'\n' } else { b' ' });
     }
     out.truncate(len);
     out
