@@ -51,7 +51,7 @@ fn sample(len: usize) -> Vec<u8> {
             if i % 4096 == 0 {
                 x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             }
-            ((i as u64 / 16 ^ x >> 40) % 64) as u8 + b' '
+            (((i as u64 / 16) ^ (x >> 40)) % 64) as u8 + b' '
         })
         .collect()
 }
