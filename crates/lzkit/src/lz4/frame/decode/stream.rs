@@ -227,6 +227,19 @@ impl<R: Read> FrameDecoder<R> {
 
     /// The underlying reader (with worker threads, positioned after what
     /// was read ahead).
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, FrameDecoder, FrameOptions};
+    /// use std::io::Read;
+    ///
+    /// let packed = frame::compress(b"payload", &FrameOptions::new());
+    /// let mut dec = FrameDecoder::new(std::io::Cursor::new(packed.clone()));
+    /// let mut out = Vec::new();
+    /// dec.read_to_end(&mut out)?;
+    /// assert_eq!(dec.get_ref().position(), packed.len() as u64);
+    /// assert_eq!(dec.into_inner().into_inner(), packed);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn into_inner(self) -> R {
         self.input.inner
     }
