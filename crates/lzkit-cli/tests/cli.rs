@@ -852,3 +852,28 @@ fn an_interrupt_leaves_no_files() {
         assert!(left.is_empty(), "SIG{signal} left {left:?}");
     }
 }
+
+/// `--favor-decSpeed`: at levels 10 to 12 it changes which matches are
+/// chosen (as in lz4) and the output still decodes; -1 ignores it.
+#[test]
+fn favor_dec_speed_changes_hc_output_and_round_trips() {
+    let d = TempDir::new().unwrap();
+    // Many short-offset and medium-length matches, the ones the flag avoids.
+    let data: Vec<u8> = (0..400_000u32)
+        .map(|i| (i % 7 + (i / 1000) % 13 + (i >> 3) % 5) as u8)
+        .collect();
+    let run = |args: &[&str], input: &[u8]| {
+        let out = with_stdin(BIN, d.path(), args, input);
+        assert_success(&out, &format!("{args:?}"));
+        out.stdout
+    };
+    for level in ["-10", "-12"] {
+        let plain = run(&[level, "-c"], &data);
+        let favored = run(&[level, "--favor-decSpeed", "-c"], &data);
+        assert!(plain != favored, "{level}: the flag must change the output");
+        assert_same(&run(&["-d", "-c"], &favored), &data, level);
+    }
+    let plain = run(&["-1", "-c"], &data);
+    let favored = run(&["-1", "--favor-decSpeed", "-c"], &data);
+    assert!(plain == favored, "-1 ignores the flag, as lz4 does");
+}

@@ -163,11 +163,37 @@ pub fn compress_with_dict_into(
 /// Uses this thread's adaptive [`Decoder`], which picks the fastest decode
 /// variant for the data as it goes; use a [`Decoder`] of your own per stream
 /// for better choices when one thread decodes several kinds of data.
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let data = b"one block, no header: the caller keeps the size. ".repeat(20);
+/// let packed = block::compress(&data, 1);
+/// let mut out = vec![0u8; data.len()];
+/// let n = block::decompress_into(&packed, &mut out)?;
+/// assert_eq!(&out[..n], &data[..]);
+/// // Malformed input is an error, never a panic.
+/// assert!(block::decompress_into(&[0xF0, 1, 2], &mut out).is_err());
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
     with_thread_decoder(|d| d.decompress_into(src, dst))
 }
 
-/// Decompress a block compressed with a dictionary ([`compress_with_dict`]).
+/// Decompress a block compressed with a dictionary ([`compress_with_dict`]):
+/// matches may reach into the last 64 KiB of `dict`.
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let dict = b"{\"user\": \"\", \"role\": \"admin\", \"active\": true}".repeat(3);
+/// let record = b"{\"user\": \"ada\", \"role\": \"admin\", \"active\": true}";
+/// let packed = block::compress_with_dict(record, &dict, 9);
+/// let mut out = vec![0u8; record.len()];
+/// let n = block::decompress_with_dict_into(&packed, &mut out, &dict)?;
+/// assert_eq!(&out[..n], &record[..]);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Result<usize> {
     if dict.is_empty() {
         return decompress_into(src, dst);
@@ -181,7 +207,19 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Res
     Ok(n)
 }
 
-/// Decompress `src` into a new vector of at most `max_size` bytes.
+/// Decompress `src` into a new vector of at most `max_size` bytes (an
+/// upper bound of the decoded size; a block that decodes to more is an
+/// error).
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let data = vec![b'x'; 4096];
+/// let packed = block::compress(&data, 1);
+/// assert_eq!(block::decompress(&packed, data.len())?, data);
+/// assert!(block::decompress(&packed, 100).is_err());
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn decompress(src: &[u8], max_size: usize) -> Result<Vec<u8>> {
     let mut dst = vec![0u8; max_size];
     let n = decompress_into(src, &mut dst)?;

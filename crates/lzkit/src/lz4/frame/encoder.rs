@@ -548,6 +548,19 @@ impl<W: Write> FrameEncoder<W> {
     /// The underlying writer, without finishing the frame: what was written
     /// so far is an unterminated frame (input still buffered is dropped).
     /// Use [`FrameEncoder::finish`] to end the frame.
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, FrameEncoder, FrameOptions};
+    /// use std::io::Write;
+    ///
+    /// let mut enc = FrameEncoder::new(Vec::new(), &FrameOptions::new());
+    /// enc.write_all(b"abandoned")?;
+    /// enc.flush()?; // header and block written, no end mark
+    /// assert!(!enc.get_ref().is_empty());
+    /// let partial = enc.into_inner();
+    /// assert!(frame::decompress(&partial).is_err());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn into_inner(mut self) -> W {
         self.inner.take().expect("FrameEncoder used after finish")
     }

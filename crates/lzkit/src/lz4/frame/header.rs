@@ -1,6 +1,14 @@
 //! Frame descriptor: FLG, BD, optional fields and the header checksum.
 
 /// Maximum uncompressed size of a block (frame spec: BD byte bits 6-4).
+///
+/// ```
+/// use lzkit::lz4::frame::BlockSize;
+///
+/// assert_eq!(BlockSize::Max64KB.bytes(), 65_536);
+/// assert_eq!(BlockSize::from_code(7), Some(BlockSize::Max4MB));
+/// assert_eq!(BlockSize::from_code(3), None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum BlockSize {
     /// 64 KiB (`-B4`).
@@ -32,6 +40,18 @@ impl BlockSize {
 }
 
 /// Whether blocks depend on the data of earlier blocks.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
+///
+/// let data = b"linked blocks see the 64 KiB before them. ".repeat(5000);
+/// let small = FrameOptions::new().block_size(BlockSize::Max64KB);
+/// let linked = frame::compress(&data, &small.clone().block_mode(BlockMode::Linked));
+/// let independent = frame::compress(&data, &small);
+/// assert!(linked.len() <= independent.len());
+/// assert_eq!(frame::decompress(&linked)?, data);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BlockMode {
     /// Each block may use the previous 64 KiB of decoded data (`-BD`): better

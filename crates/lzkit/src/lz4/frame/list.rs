@@ -96,7 +96,21 @@ impl<R: Read> Counted<R> {
     }
 }
 
-/// List the frames of a stream, reading it to the end.
+/// List the frames of a stream, reading it to the end (block data is
+/// skipped, not decoded).
+///
+/// ```
+/// use lzkit::lz4::frame::{self, BlockSize, FrameKind, FrameOptions};
+///
+/// let opts = FrameOptions::new().block_size(BlockSize::Max64KB).content_size(Some(0));
+/// let packed = frame::compress(&vec![1u8; 200_000], &opts);
+/// let frames = frame::list_frames(&packed[..])?;
+/// assert_eq!(frames.len(), 1);
+/// assert_eq!(frames[0].kind, FrameKind::Standard);
+/// assert_eq!(frames[0].content_size, Some(200_000));
+/// assert_eq!(frames[0].blocks, 4);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn list_frames<R: Read>(r: R) -> Result<Vec<FrameInfo>> {
     let mut r = Counted { inner: r, pos: 0 };
     let mut frames = Vec::new();

@@ -18,6 +18,33 @@
 //!   ([`decompress_with`], [`FrameDecoder::with_options`]) decodes the blocks
 //!   of independent-block frames in parallel, with the same output and the
 //!   same errors as serial decoding.
+//! * Options: [`FrameOptions`] and [`DecodeOptions`], built with
+//!   [`FrameOptions::new`] / [`DecodeOptions::new`] and their setters; the
+//!   level is a [`Level`] (or a plain `i32`).
+//!
+//! ```
+//! use lzkit::lz4::frame::{self, FrameDecoder, FrameEncoder, FrameOptions};
+//! use std::io::{Read, Write};
+//!
+//! let data = b"one-shot or streaming, the same frame. ".repeat(500);
+//! let opts = FrameOptions::new().level(9).content_size(Some(0));
+//! let one_shot = frame::compress(&data, &opts);
+//!
+//! let mut enc = FrameEncoder::new(Vec::new(), &opts.clone().content_size(Some(data.len() as u64)));
+//! enc.write_all(&data)?;
+//! assert_eq!(enc.finish()?, one_shot);
+//!
+//! let mut back = Vec::new();
+//! FrameDecoder::new(&one_shot[..]).read_to_end(&mut back)?;
+//! assert_eq!(back, data);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! # Layout
+//! `encoder` writes frames; `decode/` reads them, one module per way
+//! (`slice`: one-shot, `stream`: [`FrameDecoder`], `parallel`: worker
+//! threads, `legacy`: the legacy format); `header` is the frame descriptor;
+//! `list` walks frames without decoding them.
 
 mod decode;
 mod encoder;
@@ -198,7 +225,7 @@ impl FrameOptions {
     /// Check that the options can be used together: the legacy format
     /// (`legacy`) has no dictionary, dictionary ID, block checksums, content
     /// size or linked blocks. [`FrameEncoder`] and [`compress`] report these
-    /// as [`Error::InvalidOptions`](crate::Error::InvalidOptions).
+    /// as [`Error::InvalidOptions`].
     ///
     /// ```
     /// use lzkit::Error;

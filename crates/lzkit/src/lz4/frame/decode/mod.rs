@@ -213,11 +213,33 @@ fn dict_tail(dict: &[u8]) -> &[u8] {
 }
 
 /// Decode every frame in `src` (standard, legacy; skippable frames skipped).
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+///
+/// let a = frame::compress(b"first frame, ", &FrameOptions::new());
+/// let b = frame::compress(b"then a legacy one", &FrameOptions::new().legacy(true));
+/// assert_eq!(frame::decompress(&[a, b].concat())?, b"first frame, then a legacy one");
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn decompress(src: &[u8]) -> Result<Vec<u8>> {
     slice::decompress(src, 1)
 }
 
 /// [`decompress`] with a dictionary (the one the frames were compressed with).
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+///
+/// let dict = b"shared vocabulary for small messages ".repeat(10);
+/// let opts = FrameOptions::new().dictionary(&dict[..]).dict_id(Some(1));
+/// let packed = frame::compress(b"small messages, shared vocabulary", &opts);
+/// let out = frame::decompress_with_dict(&packed, &dict)?;
+/// assert_eq!(out, b"small messages, shared vocabulary");
+/// // Without it, a frame with a dictionary ID is refused.
+/// assert!(frame::decompress(&packed).is_err());
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn decompress_with_dict(src: &[u8], dict: &[u8]) -> Result<Vec<u8>> {
     if dict.is_empty() {
         return slice::decompress(src, 1);
@@ -234,6 +256,17 @@ pub fn decompress_with_dict(src: &[u8], dict: &[u8]) -> Result<Vec<u8>> {
 /// decode the blocks of independent-block frames in parallel. The result,
 /// and the error on corrupt input, are the same as [`decompress`]'s (or
 /// [`decompress_with_dict`]'s) whatever the thread count.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, BlockSize, DecodeOptions, FrameOptions};
+///
+/// let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+/// let opts = FrameOptions::new().block_size(BlockSize::Max64KB).threads(0);
+/// let packed = frame::compress(&data, &opts);
+/// let out = frame::decompress_with(&packed, &DecodeOptions::new().threads(0))?;
+/// assert_eq!(out, data);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 pub fn decompress_with(src: &[u8], opts: &DecodeOptions) -> Result<Vec<u8>> {
     match opts.dictionary.as_deref() {
         Some(dict) if !dict.is_empty() => {

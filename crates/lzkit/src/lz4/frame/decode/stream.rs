@@ -169,6 +169,18 @@ impl<R: Read> FrameDecoder<R> {
 
     /// Read frames, decoding the blocks of independent-block frames on
     /// `threads` worker threads (0 = one per core, 1 = this thread only).
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, BlockSize, FrameDecoder, FrameOptions};
+    /// use std::io::Read;
+    ///
+    /// let data: Vec<u8> = (0..1_000_000u32).map(|i| (i / 100 % 256) as u8).collect();
+    /// let packed = frame::compress(&data, &FrameOptions::new().block_size(BlockSize::Max64KB));
+    /// let mut out = Vec::new();
+    /// FrameDecoder::with_threads(&packed[..], 0).read_to_end(&mut out)?;
+    /// assert_eq!(out, data);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn with_threads(inner: R, threads: usize) -> Self {
         Self::with_options(inner, &DecodeOptions::new().threads(threads))
     }
@@ -215,6 +227,19 @@ impl<R: Read> FrameDecoder<R> {
 
     /// The underlying reader (with worker threads, positioned after what
     /// was read ahead).
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, FrameDecoder, FrameOptions};
+    /// use std::io::Read;
+    ///
+    /// let packed = frame::compress(b"payload", &FrameOptions::new());
+    /// let mut dec = FrameDecoder::new(std::io::Cursor::new(packed.clone()));
+    /// let mut out = Vec::new();
+    /// dec.read_to_end(&mut out)?;
+    /// assert_eq!(dec.get_ref().position(), packed.len() as u64);
+    /// assert_eq!(dec.into_inner().into_inner(), packed);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn into_inner(self) -> R {
         self.input.inner
     }
