@@ -9,7 +9,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
-pub mod bandit;
+pub mod adaptive;
 pub mod error;
 mod kernels;
 pub mod lz4;
