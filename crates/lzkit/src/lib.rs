@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod adaptive;
+mod cpu;
 pub mod error;
 mod kernels;
 pub mod lz4;

@@ -114,6 +114,12 @@ impl Decoder {
         })
     }
 
+    /// A fixed decoder on [`Variant::default_for_cpu`] (available by
+    /// construction), for a one-off decode with no learning.
+    pub(crate) fn for_cpu() -> Self {
+        Decoder::with_variant(Variant::default_for_cpu()).unwrap_or_else(|_| Decoder::with_seed(0))
+    }
+
     /// A decoder that uses each available variant in turn, block by block.
     pub fn round_robin() -> Self {
         Decoder {
@@ -188,6 +194,6 @@ impl Decoder {
 fn arms_of(variants: &[Variant]) -> Vec<(Variant, DecodeFn)> {
     variants
         .iter()
-        .map(|&v| (v, v.entry().expect("available variants have entries")))
+        .filter_map(|&v| Some((v, v.entry()?)))
         .collect()
 }

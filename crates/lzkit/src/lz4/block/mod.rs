@@ -28,7 +28,7 @@ mod variant;
 
 pub(crate) use compress::Compressor;
 pub use decoder::{Decoder, MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
-pub use variant::{Shape, Variant};
+pub use variant::{Kernel, Shape, Variant};
 
 use std::cell::RefCell;
 
@@ -43,10 +43,7 @@ pub(crate) fn with_thread_decoder<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
     THREAD_DECODER.with(|d| match d.try_borrow_mut() {
         Ok(mut d) => f(&mut d),
         // Re-entered (cannot happen today): use a one-off decoder.
-        Err(_) => {
-            f(&mut Decoder::with_variant(Variant::Portable16)
-                .expect("portable is always available"))
-        }
+        Err(_) => f(&mut Decoder::for_cpu()),
     })
 }
 
