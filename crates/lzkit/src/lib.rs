@@ -9,6 +9,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+#[doc(hidden)]
 pub mod adaptive;
 mod cpu;
 pub mod error;

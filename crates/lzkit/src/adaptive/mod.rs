@@ -10,7 +10,7 @@
 //! A codec owns its table of arms (an id and a decode function pointer per
 //! arm) and one static [`Votes`]; it calls the policy around each block's
 //! decode. Nothing here knows any format. Tuning internals, not a stable
-//! API.
+//! API: hidden from the documentation, and may change in any release.
 
 pub mod bandit;
 pub mod policy;

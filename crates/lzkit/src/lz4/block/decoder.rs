@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 
 pub use crate::adaptive::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES};
 
-/// What a [`Decoder`] has learned about one variant.
+/// What a [`Decoder`] has learned about one variant (tuning diagnostics,
+/// not a stable API).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VariantStats {
     /// The variant.
@@ -72,6 +73,7 @@ impl Decoder {
 
     /// The votes behind [`Decoder::process_prior`]: per candidate variant,
     /// how many of this process's adaptive decoders have settled on it.
+    #[doc(hidden)]
     pub fn process_votes() -> Vec<(Variant, u32)> {
         Variant::candidates()
             .iter()
@@ -90,6 +92,21 @@ impl Decoder {
         Decoder {
             policy: self.policy.with_prior(prior),
         }
+    }
+
+    /// This adaptive decoder without a prior: it explores from its first
+    /// block, whatever other streams of this process learned (it still
+    /// votes once it converges). The same as `with_prior(None)`.
+    ///
+    /// ```
+    /// use lzkit::lz4::block::Decoder;
+    /// let mut d = Decoder::new().without_prior();
+    /// let c = lzkit::lz4::block::compress(b"hello hello hello hello", 1);
+    /// let mut out = [0u8; 64];
+    /// assert_eq!(d.decompress_into(&c, &mut out).unwrap(), 23);
+    /// ```
+    pub fn without_prior(self) -> Self {
+        self.with_prior(None)
     }
 
     /// An adaptive decoder whose choices are reproducible for `seed`.
@@ -120,7 +137,9 @@ impl Decoder {
         Decoder::with_variant(Variant::default_for_cpu()).unwrap_or_else(|_| Decoder::with_seed(0))
     }
 
-    /// A decoder that uses each available variant in turn, block by block.
+    /// A decoder that uses each available variant in turn, block by block
+    /// (benchmarks and tests).
+    #[doc(hidden)]
     pub fn round_robin() -> Self {
         Decoder {
             policy: Policy::round_robin(arms_of(Variant::available())),
@@ -176,7 +195,8 @@ impl Decoder {
         self.policy.preferred()
     }
 
-    /// What the decoder has observed, per variant.
+    /// What the decoder has observed, per variant (tuning diagnostics).
+    #[doc(hidden)]
     pub fn stats(&self) -> Vec<VariantStats> {
         self.policy
             .stats()
@@ -196,4 +216,41 @@ fn arms_of(variants: &[Variant]) -> Vec<(Variant, DecodeFn)> {
         .iter()
         .filter_map(|&v| Some((v, v.entry()?)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block of `n` bytes that decodes quickly.
+    fn block(n: usize) -> Vec<u8> {
+        crate::lz4::block::compress(&vec![7u8; n], 1)
+    }
+
+    #[test]
+    fn without_prior_explores_from_the_first_block() {
+        let candidates = Variant::candidates();
+        let src = block(4 << 10);
+        let mut out = vec![0u8; 4 << 10];
+        // The last candidate: not the first one the bandit tries.
+        let prior = *candidates.last().expect("a candidate");
+        let mut with = Decoder::with_seed(1).with_prior(Some(prior));
+        let mut without = with.clone().without_prior();
+        assert_eq!(with.preferred(), prior);
+        assert_eq!(without.preferred(), Variant::default_for_cpu());
+        with.decompress_into(&src, &mut out).unwrap();
+        without.decompress_into(&src, &mut out).unwrap();
+        assert_eq!(with.last_variant(), prior);
+        if candidates.len() > 1 {
+            // Warm-up starts with the first candidate.
+            assert_eq!(without.last_variant(), candidates[0]);
+        }
+        // Decoder::new() may start on a prior; without_prior drops it.
+        let d = Decoder::new().without_prior();
+        assert_eq!(d.preferred(), Variant::default_for_cpu());
+        assert_eq!(
+            Decoder::new().with_prior(None).preferred(),
+            Variant::default_for_cpu()
+        );
+    }
 }

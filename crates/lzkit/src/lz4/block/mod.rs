@@ -27,8 +27,12 @@ mod hc;
 mod variant;
 
 pub(crate) use compress::Compressor;
-pub use decoder::{Decoder, MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
-pub use variant::{Kernel, Shape, Variant};
+pub use decoder::Decoder;
+#[doc(hidden)]
+pub use decoder::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
+#[doc(hidden)]
+pub use variant::Shape;
+pub use variant::{Kernel, Variant};
 
 use std::cell::RefCell;
 

@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 /// `buf[start..]` with `buf[..start]` as history.
 pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Decoded<usize>;
 
-/// The shape of the decode loop a [`Variant`] runs (see [`Variant`]).
+/// The shape of the decode loop a [`Variant`] runs (see [`Variant`]):
+/// tuning detail, not a stable API (variants are chosen by name).
 ///
 /// Ordered as the loop shapes are listed in [`Variant::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -244,6 +245,7 @@ impl Variant {
     pub const ALL: &'static [Variant] = &ALL_VARIANTS;
 
     /// `kernel`'s decode loop in shape `shape`.
+    #[doc(hidden)]
     pub const fn new(kernel: Kernel, shape: Shape) -> Variant {
         Variant { shape, kernel }
     }
@@ -264,11 +266,13 @@ impl Variant {
     }
 
     /// The loop shape.
+    #[doc(hidden)]
     pub const fn shape(self) -> Shape {
         self.shape
     }
 
     /// The same kernel in loop shape `shape`.
+    #[doc(hidden)]
     pub const fn with_shape(self, shape: Shape) -> Variant {
         Variant::new(self.kernel, shape)
     }
