@@ -361,13 +361,18 @@ fn fast_loop<K: Kernel, const S: u8>(
                 // SAFETY: as above.
                 unsafe { ipp.add(2) }
             } else {
-                let seq_start = distance(ipp, sp);
+                // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+                let seq_start = unsafe { distance(ipp, sp) };
                 ip = seq_start + 1;
                 lit += read_length(src, &mut ip, iend)?;
                 // SAFETY: ip <= iend.
                 unsafe { sp.add(ip) }
             };
-            let (run, op) = (distance(run_end, sp), distance(opp, bp));
+            // SAFETY: `run_end` is in src, not before its start (read_length
+            // keeps ip <= iend).
+            let run = unsafe { distance(run_end, sp) };
+            // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+            let op = unsafe { distance(opp, bp) };
             if lit + long_literal_in_margin::<K>() > iend - run
                 || lit + out_margin::<K>() > oend - op
             {
@@ -377,7 +382,8 @@ fn fast_loop<K: Kernel, const S: u8>(
                 if copy_last_run(src, buf, pos, run, op, lit) {
                     return Ok(true);
                 }
-                pos.ip = distance(ipp, sp);
+                // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+                pos.ip = unsafe { distance(ipp, sp) };
                 pos.op = op;
                 return Ok(false);
             }
@@ -411,9 +417,15 @@ fn fast_loop<K: Kernel, const S: u8>(
             let extra = (unsafe { *ipp }) as usize & (long as usize).wrapping_neg();
             let len = code + MIN_MATCH + extra;
             if offset >= MEDIUM_MATCH && len <= MEDIUM_MATCH {
-                let history = distance(opp, bp);
+                // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+                let history = unsafe { distance(opp, bp) };
                 if offset > history {
-                    return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+                    // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+                    return Err(bad_offset(
+                        offset,
+                        history,
+                        unsafe { distance(ipp, sp) } - 2,
+                    ));
                 }
                 // SAFETY: MEDIUM_MATCH <= offset <= history; out_margin
                 // leaves MEDIUM_MATCH + LAST_LITERALS bytes after a short
@@ -434,9 +446,15 @@ fn fast_loop<K: Kernel, const S: u8>(
             continue;
         }
         // Long matches (not marked cold: at HC levels they are common).
-        let history = distance(opp, bp);
+        // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+        let history = unsafe { distance(opp, bp) };
         if offset == 0 || offset > history {
-            return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            return Err(bad_offset(
+                offset,
+                history,
+                unsafe { distance(ipp, sp) } - 2,
+            ));
         }
         // The usual long match has one length byte: read with one load and
         // the input pointer kept (a round trip through an index and
@@ -451,7 +469,8 @@ fn fast_loop<K: Kernel, const S: u8>(
             ipp = unsafe { ipp.add(1) };
             RUN_MASK + MIN_MATCH + first
         } else {
-            ip = distance(ipp, sp);
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            ip = unsafe { distance(ipp, sp) };
             let more = read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
             // SAFETY: ip <= iend.
             ipp = unsafe { sp.add(ip) };
@@ -476,13 +495,16 @@ fn fast_loop<K: Kernel, const S: u8>(
                 opp = opp.add(len);
             }
         } else {
-            op = exact_match(buf, op, offset, len, distance(ipp, sp))?;
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            op = exact_match(buf, op, offset, len, unsafe { distance(ipp, sp) })?;
             // SAFETY: op <= oend.
             opp = unsafe { bp.add(op) };
         }
     }
-    pos.ip = distance(ipp, sp);
-    pos.op = distance(opp, bp);
+    // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+    pos.ip = unsafe { distance(ipp, sp) };
+    // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+    pos.op = unsafe { distance(opp, bp) };
     Ok(false)
 }
 
@@ -493,7 +515,9 @@ fn fast_loop<K: Kernel, const S: u8>(
 /// points just past the offset, for the error position.
 ///
 /// # Safety
-/// `opp` is at least `SHORT_MATCH + K::OVERRUN` bytes before the buffer's end.
+/// `opp` points into the output buffer that starts at `bp`, at least
+/// `SHORT_MATCH + K::OVERRUN` bytes before its end; `ipp` points into the
+/// input that starts at `sp`, at least 2 bytes past `sp`.
 #[inline(always)]
 unsafe fn short_match<K: Kernel>(
     opp: *mut u8,
@@ -506,9 +530,15 @@ unsafe fn short_match<K: Kernel>(
     // Bytes of history before opp: the prefix plus what was written.
     // Offset 0 is rejected where it can occur (it is less than
     // SHORT_MATCH_MIN_OFFSET), keeping one compare on the common path.
-    let history = distance(opp, bp);
+    // SAFETY: `opp` is in the buffer starting at `bp` (the contract).
+    let history = unsafe { distance(opp, bp) };
     if offset > history {
-        return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+        // SAFETY: `ipp` is in the input starting at `sp` (the contract).
+        return Err(bad_offset(
+            offset,
+            history,
+            unsafe { distance(ipp, sp) } - 2,
+        ));
     }
     // SAFETY: 1 <= offset <= history (0 is rejected before the pattern
     // copy), and the caller's room for the copy's chunks.
@@ -534,10 +564,14 @@ unsafe fn short_match<K: Kernel>(
 
 /// How far the fast loop's pointer `p` is past `base`, the start of its
 /// slice.
+///
+/// # Safety
+/// `p` and `base` point into (or one past the end of) the same slice, and
+/// `p` is not before `base`.
 #[inline(always)]
-fn distance<T>(p: *const T, base: *const T) -> usize {
-    // SAFETY: the fast loop's pointers never leave their slices, and never
-    // go before their starts.
+unsafe fn distance<T>(p: *const T, base: *const T) -> usize {
+    // SAFETY: the caller's contract is `offset_from`'s, and the difference
+    // is not negative.
     unsafe { p.offset_from(base) as usize }
 }
 
