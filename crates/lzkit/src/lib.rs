@@ -9,7 +9,9 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
-pub mod bandit;
+#[doc(hidden)]
+pub mod adaptive;
+mod cpu;
 pub mod error;
 mod kernels;
 pub mod lz4;

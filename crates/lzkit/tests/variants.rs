@@ -3,14 +3,17 @@
 //! (A fresh adaptive decoder only ever reaches its first arm, so the
 //! adaptive path alone would leave most variants untested.)
 
-use lzkit::lz4::block::{self, Decoder, Variant};
+use lzkit::lz4::block::{self, Decoder, Kernel, Variant};
 use lzkit_testkit::adaptive::{big_blocks, decode_until, shape_blocks};
 use lzkit_testkit::{Rng, decoder_shapes as shapes};
 
 #[test]
 fn every_variant_round_trips_every_shape() {
     let variants = Variant::available();
-    assert!(variants.contains(&Variant::Portable8) && variants.contains(&Variant::Portable64));
+    assert!(
+        variants.contains(&Variant::plain(Kernel::Portable8))
+            && variants.contains(&Variant::plain(Kernel::Portable64))
+    );
     for data in shapes() {
         // Level 9 (HC) gives the long-match codes the medium shape copies
         // without a branch.
@@ -212,7 +215,7 @@ fn a_decoder_started_on_a_prior_trusts_it_then_explores() {
 #[test]
 fn a_prior_that_is_no_candidate_or_none_changes_nothing() {
     let work = big_blocks();
-    let fixed = Variant::Portable8;
+    let fixed = Variant::plain(Kernel::Portable8);
     let other = *Variant::candidates().last().unwrap();
     // A fixed decoder stays fixed.
     let mut d = Decoder::with_variant(fixed)

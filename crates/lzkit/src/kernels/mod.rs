@@ -18,12 +18,15 @@
 //! text columns decoded 14% slower than lz4's C decoder that way).
 //!
 //! * [`portable`]: plain Rust for every width, on every target.
+//! * [`exact`]: plain-Rust match copies with exact bounds and the 16-byte
+//!   pattern value, for where wild copies cannot go.
 //! * `x86_64`: SSSE3 (`pshufb`, 16 bytes), AVX2 (`vpshufb`, 32 bytes),
 //!   AVX-512 VBMI (`vpermb`, 64 bytes, offsets up to 63 from the register).
 //! * `aarch64`: NEON (`tbl`, 16/32/64 bytes).
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+pub(crate) mod exact;
 pub(crate) mod portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;

@@ -14,7 +14,7 @@
 use std::ops::Range;
 use std::time::Instant;
 
-use lzkit::lz4::block::{Decoder, Variant, VariantStats};
+use lzkit::lz4::block::{Decoder, Kernel, Variant, VariantStats};
 
 use super::codec::{Blocks, Compressor, compress_blocks, ref_decompress};
 use super::rng::Rng;
@@ -445,7 +445,8 @@ impl Flush {
     /// every cold sample.
     pub fn new(data: Vec<u8>) -> Result<Flush, String> {
         let blocks = compress_blocks(&data, 64 << 10, Compressor::Ref, 1)?;
-        let decoder = Decoder::with_variant(Variant::Portable8).map_err(|e| e.to_string())?;
+        let decoder =
+            Decoder::with_variant(Variant::plain(Kernel::Portable8)).map_err(|e| e.to_string())?;
         Ok(Flush {
             out: vec![0; data.len()],
             original: data,

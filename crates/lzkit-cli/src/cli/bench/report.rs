@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use lzkit::lz4::block::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, Variant};
+use lzkit::lz4::block::{Kernel, MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, Variant};
 
 use super::measure::{AdaptOutcome, Stat};
 use super::render::{
@@ -126,7 +126,7 @@ impl Derived {
             .zip(&s.variants)
             .max_by(|a, b| a.1.total_cmp(b.1))
             .map(|(&v, &g)| (v, g))
-            .unwrap_or((Variant::Portable16, f64::NAN));
+            .unwrap_or((Variant::plain(Kernel::Portable16), f64::NAN));
         Derived {
             ratio: file.bytes as f64 / file.compressed.max(1) as f64,
             max,
@@ -230,7 +230,10 @@ impl Summary {
             derived: Derived {
                 ratio: geo(&|i| derived[i].ratio),
                 max: geo(&|i| derived[i].max),
-                best: variants.get(best_k).copied().unwrap_or(Variant::Portable16),
+                best: variants
+                    .get(best_k)
+                    .copied()
+                    .unwrap_or(Variant::plain(Kernel::Portable16)),
                 adapt_boost: geo(&|i| derived[i].adapt_boost),
                 max_boost: geo(&|i| derived[i].max_boost),
                 adapt_over_max: geo(&|i| derived[i].adapt_over_max),
@@ -718,10 +721,10 @@ mod tests {
             },
             adapt: AdaptOutcome {
                 prior: None,
-                preferred: Variant::Portable8,
-                last: Variant::Portable8,
+                preferred: Variant::plain(Kernel::Portable8),
+                last: Variant::plain(Kernel::Portable8),
                 arms: vec![VariantStats {
-                    variant: Variant::Portable8,
+                    variant: Variant::plain(Kernel::Portable8),
                     blocks: 48,
                     timed: 40,
                     cost_per_byte: 0.25,
@@ -741,8 +744,11 @@ mod tests {
                 stat: Stat::Min,
                 cold: false,
                 seed: 1,
-                variants: vec![Variant::Portable8, Variant::Portable16],
-                candidates: vec![Variant::Portable8],
+                variants: vec![
+                    Variant::plain(Kernel::Portable8),
+                    Variant::plain(Kernel::Portable16),
+                ],
+                candidates: vec![Variant::plain(Kernel::Portable8)],
             },
             files: vec![
                 file("a,b", 2.0, vec![3.0, 4.0], 4.0),
@@ -759,17 +765,20 @@ mod tests {
             .iter()
             .map(|f| Derived::of(f, &r.settings.variants))
             .collect();
-        assert_eq!((d[0].max, d[0].best), (4.0, Variant::Portable16));
+        assert_eq!(
+            (d[0].max, d[0].best),
+            (4.0, Variant::plain(Kernel::Portable16))
+        );
         assert_eq!(
             (d[0].adapt_boost, d[0].max_boost, d[0].adapt_over_max),
             (2.0, 2.0, 1.0)
         );
-        assert_eq!(d[1].best, Variant::Portable8);
+        assert_eq!(d[1].best, Variant::plain(Kernel::Portable8));
         let s = Summary::of(&r, &d);
         assert!((s.derived.adapt_boost - (2.0f64 * 0.75).sqrt()).abs() < 1e-12);
         assert_eq!(s.worst[0].file, "c");
         // portable8: sqrt(12), portable16: sqrt(8).
-        assert_eq!(s.derived.best, Variant::Portable8);
+        assert_eq!(s.derived.best, Variant::plain(Kernel::Portable8));
         assert_eq!(s.preferred_is_best, 1);
     }
 

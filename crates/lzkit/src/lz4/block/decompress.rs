@@ -45,7 +45,10 @@ use crate::error::{BlockFault, Error};
 /// callee wrote with 8-byte stores) stalls store-to-load forwarding:
 /// measured at about 10% of the time to decode a small block.
 pub(crate) type Decoded<T> = std::result::Result<T, Box<Error>>;
-use crate::kernels::{Kernel, copy_chunk};
+use crate::kernels::Kernel;
+use crate::kernels::exact::{
+    MEDIUM_MATCH, copy_match_early, copy_match_exact, copy_medium_match, copy_short_match_exact,
+};
 
 /// Token nibble value meaning "more length bytes follow".
 const RUN_MASK: usize = 15;
@@ -105,29 +108,6 @@ const _: () = assert!(
     SHORT_LITERALS + SHORT_MATCH > 16 && SHORT_MATCH > MF_LIMIT && SHORT_MATCH + 16 > LAST_LITERALS,
     "out_margin covers the 16-byte literal chunk and the end conditions"
 );
-
-/// Longest match, and shortest offset, of the [`MEDIUM`] shape's
-/// branch-free path.
-const MEDIUM_MATCH: usize = 32;
-
-/// Copy [`MEDIUM_MATCH`] bytes from `offset >= MEDIUM_MATCH` bytes back,
-/// as four 8-byte pieces (small loads are the likeliest to be served whole
-/// by one earlier store).
-///
-/// # Safety
-/// `dst - offset .. dst` initialised and `dst .. dst + MEDIUM_MATCH`
-/// writable, in one allocation; `offset >= MEDIUM_MATCH`.
-#[inline(always)]
-unsafe fn copy_medium_match(dst: *mut u8, offset: usize) {
-    // SAFETY: the source range ends at or before dst (offset >=
-    // MEDIUM_MATCH), and both are in bounds by the caller's contract.
-    unsafe {
-        let src = dst.sub(offset);
-        for i in [0, 8, 16, 24] {
-            copy_chunk::<8>(dst.add(i), src.add(i));
-        }
-    }
-}
 
 /// Decode the block `src` into `buf[start..]` with kernel `K` in loop
 /// shape `S` ([`PLAIN`], [`MATCH_ONLY`] or [`MEDIUM`], see the module
@@ -381,13 +361,18 @@ fn fast_loop<K: Kernel, const S: u8>(
                 // SAFETY: as above.
                 unsafe { ipp.add(2) }
             } else {
-                let seq_start = distance(ipp, sp);
+                // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+                let seq_start = unsafe { distance(ipp, sp) };
                 ip = seq_start + 1;
                 lit += read_length(src, &mut ip, iend)?;
                 // SAFETY: ip <= iend.
                 unsafe { sp.add(ip) }
             };
-            let (run, op) = (distance(run_end, sp), distance(opp, bp));
+            // SAFETY: `run_end` is in src, not before its start (read_length
+            // keeps ip <= iend).
+            let run = unsafe { distance(run_end, sp) };
+            // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+            let op = unsafe { distance(opp, bp) };
             if lit + long_literal_in_margin::<K>() > iend - run
                 || lit + out_margin::<K>() > oend - op
             {
@@ -397,7 +382,8 @@ fn fast_loop<K: Kernel, const S: u8>(
                 if copy_last_run(src, buf, pos, run, op, lit) {
                     return Ok(true);
                 }
-                pos.ip = distance(ipp, sp);
+                // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+                pos.ip = unsafe { distance(ipp, sp) };
                 pos.op = op;
                 return Ok(false);
             }
@@ -431,9 +417,15 @@ fn fast_loop<K: Kernel, const S: u8>(
             let extra = (unsafe { *ipp }) as usize & (long as usize).wrapping_neg();
             let len = code + MIN_MATCH + extra;
             if offset >= MEDIUM_MATCH && len <= MEDIUM_MATCH {
-                let history = distance(opp, bp);
+                // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+                let history = unsafe { distance(opp, bp) };
                 if offset > history {
-                    return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+                    // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+                    return Err(bad_offset(
+                        offset,
+                        history,
+                        unsafe { distance(ipp, sp) } - 2,
+                    ));
                 }
                 // SAFETY: MEDIUM_MATCH <= offset <= history; out_margin
                 // leaves MEDIUM_MATCH + LAST_LITERALS bytes after a short
@@ -454,9 +446,15 @@ fn fast_loop<K: Kernel, const S: u8>(
             continue;
         }
         // Long matches (not marked cold: at HC levels they are common).
-        let history = distance(opp, bp);
+        // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+        let history = unsafe { distance(opp, bp) };
         if offset == 0 || offset > history {
-            return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            return Err(bad_offset(
+                offset,
+                history,
+                unsafe { distance(ipp, sp) } - 2,
+            ));
         }
         // The usual long match has one length byte: read with one load and
         // the input pointer kept (a round trip through an index and
@@ -471,7 +469,8 @@ fn fast_loop<K: Kernel, const S: u8>(
             ipp = unsafe { ipp.add(1) };
             RUN_MASK + MIN_MATCH + first
         } else {
-            ip = distance(ipp, sp);
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            ip = unsafe { distance(ipp, sp) };
             let more = read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
             // SAFETY: ip <= iend.
             ipp = unsafe { sp.add(ip) };
@@ -496,13 +495,16 @@ fn fast_loop<K: Kernel, const S: u8>(
                 opp = opp.add(len);
             }
         } else {
-            op = exact_match(buf, op, offset, len, distance(ipp, sp))?;
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            op = exact_match(buf, op, offset, len, unsafe { distance(ipp, sp) })?;
             // SAFETY: op <= oend.
             opp = unsafe { bp.add(op) };
         }
     }
-    pos.ip = distance(ipp, sp);
-    pos.op = distance(opp, bp);
+    // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+    pos.ip = unsafe { distance(ipp, sp) };
+    // SAFETY: `opp` is in its slice, not before its start (loop invariant).
+    pos.op = unsafe { distance(opp, bp) };
     Ok(false)
 }
 
@@ -513,7 +515,9 @@ fn fast_loop<K: Kernel, const S: u8>(
 /// points just past the offset, for the error position.
 ///
 /// # Safety
-/// `opp` is at least `SHORT_MATCH + K::OVERRUN` bytes before the buffer's end.
+/// `opp` points into the output buffer that starts at `bp`, at least
+/// `SHORT_MATCH + K::OVERRUN` bytes before its end; `ipp` points into the
+/// input that starts at `sp`, at least 2 bytes past `sp`.
 #[inline(always)]
 unsafe fn short_match<K: Kernel>(
     opp: *mut u8,
@@ -526,9 +530,15 @@ unsafe fn short_match<K: Kernel>(
     // Bytes of history before opp: the prefix plus what was written.
     // Offset 0 is rejected where it can occur (it is less than
     // SHORT_MATCH_MIN_OFFSET), keeping one compare on the common path.
-    let history = distance(opp, bp);
+    // SAFETY: `opp` is in the buffer starting at `bp` (the contract).
+    let history = unsafe { distance(opp, bp) };
     if offset > history {
-        return Err(bad_offset(offset, history, distance(ipp, sp) - 2));
+        // SAFETY: `ipp` is in the input starting at `sp` (the contract).
+        return Err(bad_offset(
+            offset,
+            history,
+            unsafe { distance(ipp, sp) } - 2,
+        ));
     }
     // SAFETY: 1 <= offset <= history (0 is rejected before the pattern
     // copy), and the caller's room for the copy's chunks.
@@ -552,47 +562,16 @@ unsafe fn short_match<K: Kernel>(
     }
 }
 
-/// Copy the first `len` bytes of a match at `dst` from `offset` bytes back
-/// without the kernel, whose pattern copy needs [`Kernel::HISTORY`] bytes
-/// of output before `dst` (the first sequences of a block, often a long
-/// run of one byte in high-ratio columns). Offsets below 16 are filled
-/// from a 16-byte pattern value, larger ones copied in 16-byte pieces.
-/// Returns `len`.
-///
-/// # Safety
-/// `1 <= offset`, `dst - offset .. dst` initialised and
-/// `dst .. dst + len + 16` writable, in one allocation.
-#[cold]
-#[inline(never)]
-unsafe fn copy_match_early(dst: *mut u8, offset: usize, len: usize) -> usize {
-    // SAFETY: every store is 16 bytes at an offset below len; loads read
-    // from dst - offset up to 16 bytes, within dst + 16 (offset >= 1).
-    unsafe {
-        let src = dst.sub(offset);
-        let mut o = 0;
-        if offset < 16 {
-            let word = pattern_of(src.cast::<[u8; 16]>().read_unaligned(), offset).to_le();
-            while o < len {
-                dst.add(o).cast::<u128>().write_unaligned(word);
-                o += PATTERN_STEP[offset];
-            }
-        } else {
-            // Each piece reads only bytes before its destination.
-            while o < len {
-                copy_chunk::<16>(dst.add(o), src.add(o));
-                o += 16;
-            }
-        }
-    }
-    len
-}
-
 /// How far the fast loop's pointer `p` is past `base`, the start of its
 /// slice.
+///
+/// # Safety
+/// `p` and `base` point into (or one past the end of) the same slice, and
+/// `p` is not before `base`.
 #[inline(always)]
-fn distance<T>(p: *const T, base: *const T) -> usize {
-    // SAFETY: the fast loop's pointers never leave their slices, and never
-    // go before their starts.
+unsafe fn distance<T>(p: *const T, base: *const T) -> usize {
+    // SAFETY: the caller's contract is `offset_from`'s, and the difference
+    // is not negative.
     unsafe { p.offset_from(base) as usize }
 }
 
@@ -620,10 +599,9 @@ fn check_offset(offset: usize, op: usize, ip: usize) -> Decoded<()> {
     Ok(())
 }
 
-/// Copy a match with exact bounds: bytes up to `op + len` are the match,
-/// and no write reaches past the capacity (stores may write scratch bytes
-/// between the match's end and the capacity, as the fast loop's wild copies
-/// do; later sequences overwrite them). Returns the new `op`.
+/// Copy a match with exact bounds ([`copy_match_exact`]) after checking
+/// that it fits the output with the last literals after it. Returns the
+/// new `op`.
 #[inline(never)]
 fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) -> Decoded<usize> {
     let capacity = buf.len();
@@ -635,142 +613,8 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
         // this close to the capacity means the output does not fit.
         return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
     }
-    debug_assert!(offset >= 1 && offset <= op, "callers check the offset");
-    let end = op + len;
-    let mut o = op;
-    // Where a 16-byte store may start: it must end by the capacity.
-    let last_store = capacity.checked_sub(16);
-    if offset < 16 {
-        // The pattern as one 16-byte value stored every `step` bytes (a
-        // multiple of the offset), so no store waits for another. A run of
-        // one byte 400 long took nine growing library copies here before, a
-        // quarter of a small block's time.
-        let word = pattern16(buf, op, offset).to_le();
-        let step = PATTERN_STEP[offset];
-        let stop = op + len.min(PATTERN_STORES_UP_TO);
-        if let Some(last_store) = last_store {
-            let p = buf.as_mut_ptr();
-            while o < stop && o <= last_store {
-                // SAFETY: o + 16 <= capacity, the length of the slice p
-                // points into. (Slice stores here cost a third more: their
-                // bounds checks.)
-                unsafe { p.add(o).cast::<u128>().write_unaligned(word) };
-                o += step;
-            }
-        }
-        if o >= end {
-            return Ok(end);
-        }
-        if o < stop {
-            // Stopped by the capacity: the tail (under 16 bytes) starts at
-            // the pattern's phase 0, its first bytes.
-            for (d, s) in buf[o..end].iter_mut().zip(word.to_ne_bytes()) {
-                *d = s;
-            }
-            return Ok(end);
-        }
-        // A long run: library copies below, from a whole number of offsets.
-    } else if len < PIECES_UP_TO {
-        // Short: 16-byte pieces, each reading bytes written before it.
-        while o < end && last_store.is_some_and(|l| o <= l) {
-            buf.copy_within(o - offset..o - offset + 16, o);
-            o += 16;
-        }
-        while o < end {
-            buf[o] = buf[o - offset];
-            o += 1;
-        }
-        return Ok(end);
-    }
-    // Long: library copies of pieces that read only bytes already written.
-    // What is written so far is a whole number of offsets, so the distance
-    // from the source start stays a multiple of the offset as it doubles
-    // and the pattern repeats correctly; the pieces soon become large
-    // (a 64 KiB run of one byte, common in high-ratio columns, at the end
-    // of a block, is a dozen copies).
-    let src0 = op - offset;
-    while o < end {
-        let n = (o - src0).min(end - o);
-        buf.copy_within(src0..src0 + n, o);
-        o += n;
-    }
-    Ok(end)
+    Ok(copy_match_exact(buf, op, offset, len))
 }
-
-/// The `offset` bytes before `op` (1 <= offset < 16) repeated to 16
-/// bytes, as a little-endian value: byte `i` is `buf[op - offset + i % offset]`.
-///
-/// One 16-byte load, a mask and a multiplication by a constant that places
-/// copies of the masked bytes `offset` apart (they do not overlap, so no
-/// carries mix them). Building it by doubling with variable shifts took
-/// about 8 ns, most of a short match's time.
-#[inline(always)]
-fn pattern16(buf: &[u8], op: usize, offset: usize) -> u128 {
-    let from = op - offset;
-    if let Some(bytes) = buf.get(from..from + 16) {
-        let mut x = [0u8; 16];
-        x.copy_from_slice(bytes);
-        return pattern_of(x, offset);
-    }
-    // Within 16 bytes of the capacity: a byte at a time.
-    let mut v = 0u128;
-    for i in 0..16 {
-        v |= (buf[from + i % offset] as u128) << (8 * i);
-    }
-    v
-}
-
-/// The first `offset` (1..16) of `bytes` repeated to 16 bytes, as a
-/// little-endian value (see [`pattern16`]).
-#[inline(always)]
-fn pattern_of(bytes: [u8; 16], offset: usize) -> u128 {
-    (u128::from_le_bytes(bytes) & PATTERN_MASK[offset]).wrapping_mul(PATTERN_MUL[offset])
-}
-
-/// `PATTERN_MASK[o]` keeps the low `o` bytes of a 16-byte value.
-const PATTERN_MASK: [u128; 16] = {
-    let mut t = [0u128; 16];
-    let mut o = 1;
-    while o < 16 {
-        t[o] = (1u128 << (8 * o)) - 1;
-        o += 1;
-    }
-    t
-};
-
-/// `PATTERN_MUL[o]` has a 1 in the low bit of every `o`-th byte: multiplied
-/// by an `o`-byte value, it repeats the value every `o` bytes.
-const PATTERN_MUL: [u128; 16] = {
-    let mut t = [0u128; 16];
-    let mut o = 1;
-    while o < 16 {
-        let mut at = 0;
-        while at < 16 {
-            t[o] |= 1u128 << (8 * at);
-            at += o;
-        }
-        o += 1;
-    }
-    t
-};
-
-/// The largest multiple of each offset below 16 that is at most 16: how far
-/// apart [`exact_match`] stores its 16-byte pattern (a table: a division
-/// took longer than short matches' stores).
-const PATTERN_STEP: [usize; 16] = [
-    16, 16, 16, 15, 16, 15, 12, 14, 16, 9, 10, 11, 12, 13, 14, 15,
-];
-
-/// How much of a match with an offset below 16 [`exact_match`] writes with
-/// pattern stores before going on with library copies. A store per 16
-/// bytes beats the call overhead of the doubling library copies up to
-/// lengths of several hundred bytes (the first, single-byte run of a
-/// small high-ratio block, at HC levels); far longer runs (64 KiB of one
-/// value at the end of a block) are a dozen large library copies.
-const PATTERN_STORES_UP_TO: usize = 1024;
-/// Match length from which [`exact_match`] copies matches with offsets of
-/// 16 or more with library calls rather than 16-byte pieces.
-const PIECES_UP_TO: usize = 256;
 
 /// Copy `src` into `dst` (same length), without a library call for the
 /// short runs the careful step sees most.
@@ -868,10 +712,7 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
         // A short match with room after it (the first sequence of a block,
         // which the fast loop leaves to this step, often has one): two
         // 8-byte pieces, each reading only bytes written before it.
-        for i in [0, 8] {
-            let from = op - offset + i;
-            buf.copy_within(from..from + 8, op + i);
-        }
+        copy_short_match_exact(buf, op, offset);
         op + len
     } else {
         exact_match(buf, op, offset, len, ip)?

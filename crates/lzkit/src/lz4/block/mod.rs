@@ -38,11 +38,15 @@ mod sequence;
 mod variant;
 
 pub(crate) use compress::Compressor;
-pub use decoder::{Decoder, MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
+pub use decoder::Decoder;
+#[doc(hidden)]
+pub use decoder::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
 pub use format::{
     LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, MIN_MATCH, max_compressed_size,
 };
-pub use variant::{Shape, Variant};
+#[doc(hidden)]
+pub use variant::Shape;
+pub use variant::{Kernel, Variant};
 
 use std::cell::RefCell;
 
@@ -57,10 +61,7 @@ pub(crate) fn with_thread_decoder<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
     THREAD_DECODER.with(|d| match d.try_borrow_mut() {
         Ok(mut d) => f(&mut d),
         // Re-entered (cannot happen today): use a one-off decoder.
-        Err(_) => {
-            f(&mut Decoder::with_variant(Variant::Portable16)
-                .expect("portable is always available"))
-        }
+        Err(_) => f(&mut Decoder::for_cpu()),
     })
 }
 

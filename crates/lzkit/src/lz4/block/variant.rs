@@ -1,8 +1,12 @@
 //! The decoder variants: the one decode loop ([`super::decompress::decode`])
-//! instantiated per copy kernel and instruction set, and the runtime CPU
-//! detection that says which of them this machine can run.
+//! instantiated per copy kernel and loop shape, from one table.
+//!
+//! Adding a kernel costs its `impl` of the kernel trait (in `kernels/`), a
+//! [`Kernel`] id and its row in [`KERNELS`]: the variant list, names, widths,
+//! CPU requirements and entry points all come from the table.
 
 use super::decompress::{Decoded, MATCH_ONLY, MEDIUM, PLAIN, decode};
+use crate::cpu::{self, Isa};
 use crate::kernels::portable::Portable;
 use std::sync::OnceLock;
 
@@ -10,8 +14,11 @@ use std::sync::OnceLock;
 /// `buf[start..]` with `buf[..start]` as history.
 pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Decoded<usize>;
 
-/// The shape of the decode loop a [`Variant`] runs (see [`Variant`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The shape of the decode loop a [`Variant`] runs (see [`Variant`]):
+/// tuning detail, not a stable API (variants are chosen by name).
+///
+/// Ordered as the loop shapes are listed in [`Variant::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Shape {
     /// Every sequence decoded the same way.
     Plain,
@@ -22,25 +29,16 @@ pub enum Shape {
     Medium,
 }
 
-/// One instantiation of the LZ4 block decode loop: a copy width, the
-/// instruction set its kernels use, and the loop's [`Shape`].
-///
-/// Every kernel comes in three loop shapes. The plain one decodes each
-/// sequence the same way. The `m` one (names ending in `m`) first tests for
-/// a *match-only* sequence (no literals, a short match) and decodes it on a
-/// branch of its own: where most sequences are match-only (integer and
-/// float columns of middle ratio), that branch is predicted, the input
-/// advances by a constant, and the next token's load no longer waits for
-/// this token's value, which is the plain loop's critical path. Where
-/// match-only sequences are mixed with others at random, the branch is
-/// mispredicted and the plain shape is faster. The `h` one (names ending in
-/// `h`) copies matches of up to 32 bytes from at least 32 back with no
-/// branch on whether a length byte follows: at HC levels a third of the
-/// sequences have one, at random, which the plain shape mispredicts. The
-/// adaptive decoder learns which shape suits the data.
+impl Shape {
+    /// Every shape, in [`Variant::ALL`]'s order.
+    const ALL: [Shape; 3] = [Shape::Plain, Shape::MatchOnly, Shape::Medium];
+}
+
+/// A copy kernel: a copy width and the instruction set its copies use
+/// (one row of the kernel table). Every kernel runs in each [`Shape`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
-pub enum Variant {
+pub enum Kernel {
     /// Portable Rust, 8-byte chunks.
     Portable8,
     /// Portable Rust, 16-byte chunks.
@@ -61,184 +59,227 @@ pub enum Variant {
     Neon32,
     /// AArch64 NEON: 64-byte chunks (four registers).
     Neon64,
-    /// [`Variant::Portable8`] with the match-only branch.
-    Portable8M,
-    /// [`Variant::Portable16`] with the match-only branch.
-    Portable16M,
-    /// [`Variant::Portable32`] with the match-only branch.
-    Portable32M,
-    /// [`Variant::Portable64`] with the match-only branch.
-    Portable64M,
-    /// [`Variant::Ssse3x16`] with the match-only branch.
-    Ssse3x16M,
-    /// [`Variant::Avx2x32`] with the match-only branch.
-    Avx2x32M,
-    /// [`Variant::Avx512x64`] with the match-only branch.
-    Avx512x64M,
-    /// [`Variant::Neon16`] with the match-only branch.
-    Neon16M,
-    /// [`Variant::Neon32`] with the match-only branch.
-    Neon32M,
-    /// [`Variant::Neon64`] with the match-only branch.
-    Neon64M,
-    /// [`Variant::Portable8`] with branch-free medium matches.
-    Portable8H,
-    /// [`Variant::Portable16`] with branch-free medium matches.
-    Portable16H,
-    /// [`Variant::Portable32`] with branch-free medium matches.
-    Portable32H,
-    /// [`Variant::Portable64`] with branch-free medium matches.
-    Portable64H,
-    /// [`Variant::Ssse3x16`] with branch-free medium matches.
-    Ssse3x16H,
-    /// [`Variant::Avx2x32`] with branch-free medium matches.
-    Avx2x32H,
-    /// [`Variant::Avx512x64`] with branch-free medium matches.
-    Avx512x64H,
-    /// [`Variant::Neon16`] with branch-free medium matches.
-    Neon16H,
-    /// [`Variant::Neon32`] with branch-free medium matches.
-    Neon32H,
-    /// [`Variant::Neon64`] with branch-free medium matches.
-    Neon64H,
 }
 
-/// Each kernel's variants, by shape: plain, match-only, medium.
-const BY_KERNEL: [[Variant; 3]; 10] = [
-    [Variant::Portable8, Variant::Portable8M, Variant::Portable8H],
-    [
-        Variant::Portable16,
-        Variant::Portable16M,
-        Variant::Portable16H,
-    ],
-    [
-        Variant::Portable32,
-        Variant::Portable32M,
-        Variant::Portable32H,
-    ],
-    [
-        Variant::Portable64,
-        Variant::Portable64M,
-        Variant::Portable64H,
-    ],
-    [Variant::Ssse3x16, Variant::Ssse3x16M, Variant::Ssse3x16H],
-    [Variant::Avx2x32, Variant::Avx2x32M, Variant::Avx2x32H],
-    [Variant::Avx512x64, Variant::Avx512x64M, Variant::Avx512x64H],
-    [Variant::Neon16, Variant::Neon16M, Variant::Neon16H],
-    [Variant::Neon32, Variant::Neon32M, Variant::Neon32H],
-    [Variant::Neon64, Variant::Neon64M, Variant::Neon64H],
+/// One kernel: its names per shape, copy width, required instruction set,
+/// and its decode loop's entry points per shape (`None` where this build's
+/// target cannot compile the kernel).
+struct KernelRow {
+    kernel: Kernel,
+    names: [&'static str; 3],
+    width: usize,
+    isa: Isa,
+    entries: Option<[DecodeFn; 3]>,
+}
+
+/// The kernel's decode loop in the three shapes, each through `$entry`
+/// (the plain loop, or a `#[target_feature]` wrapper).
+macro_rules! shapes {
+    ($($entry:ident)::+, $kernel:ty) => {
+        [
+            $($entry)::+::<$kernel, PLAIN> as DecodeFn,
+            $($entry)::+::<$kernel, MATCH_ONLY>,
+            $($entry)::+::<$kernel, MEDIUM>,
+        ]
+    };
+}
+
+/// `Some(entries)` on `target_arch = $arch`, `None` elsewhere (where the
+/// kernel's type does not exist).
+macro_rules! on_arch {
+    ($arch:literal, $entries:expr) => {{
+        #[cfg(target_arch = $arch)]
+        let entries = Some($entries);
+        #[cfg(not(target_arch = $arch))]
+        let entries = None;
+        entries
+    }};
+}
+
+/// Every kernel this build knows, indexed by [`Kernel`].
+const KERNELS: [KernelRow; 10] = [
+    KernelRow {
+        kernel: Kernel::Portable8,
+        names: ["portable8", "portable8m", "portable8h"],
+        width: 8,
+        isa: Isa::Baseline,
+        entries: Some(shapes!(decode, Portable<8>)),
+    },
+    KernelRow {
+        kernel: Kernel::Portable16,
+        names: ["portable16", "portable16m", "portable16h"],
+        width: 16,
+        isa: Isa::Baseline,
+        entries: Some(shapes!(decode, Portable<16>)),
+    },
+    KernelRow {
+        kernel: Kernel::Portable32,
+        names: ["portable32", "portable32m", "portable32h"],
+        width: 32,
+        isa: Isa::Baseline,
+        entries: Some(shapes!(decode, Portable<32>)),
+    },
+    KernelRow {
+        kernel: Kernel::Portable64,
+        names: ["portable64", "portable64m", "portable64h"],
+        width: 64,
+        isa: Isa::Baseline,
+        entries: Some(shapes!(decode, Portable<64>)),
+    },
+    KernelRow {
+        kernel: Kernel::Ssse3x16,
+        names: ["ssse3-16", "ssse3-16m", "ssse3-16h"],
+        width: 16,
+        isa: Isa::Ssse3,
+        entries: on_arch!("x86_64", shapes!(x86::ssse3, x86::Ssse3)),
+    },
+    KernelRow {
+        kernel: Kernel::Avx2x32,
+        names: ["avx2-32", "avx2-32m", "avx2-32h"],
+        width: 32,
+        isa: Isa::Avx2,
+        entries: on_arch!("x86_64", shapes!(x86::avx2, x86::Avx2)),
+    },
+    KernelRow {
+        kernel: Kernel::Avx512x64,
+        names: ["avx512-64", "avx512-64m", "avx512-64h"],
+        width: 64,
+        isa: Isa::Avx512Vbmi,
+        entries: on_arch!("x86_64", shapes!(x86::avx512, x86::Avx512Vbmi)),
+    },
+    KernelRow {
+        kernel: Kernel::Neon16,
+        names: ["neon16", "neon16m", "neon16h"],
+        width: 16,
+        isa: Isa::Neon,
+        entries: on_arch!("aarch64", shapes!(decode, arm::Neon<1>)),
+    },
+    KernelRow {
+        kernel: Kernel::Neon32,
+        names: ["neon32", "neon32m", "neon32h"],
+        width: 32,
+        isa: Isa::Neon,
+        entries: on_arch!("aarch64", shapes!(decode, arm::Neon<2>)),
+    },
+    KernelRow {
+        kernel: Kernel::Neon64,
+        names: ["neon64", "neon64m", "neon64h"],
+        width: 64,
+        isa: Isa::Neon,
+        entries: on_arch!("aarch64", shapes!(decode, arm::Neon<4>)),
+    },
 ];
 
+const _: () = {
+    let mut k = 0;
+    while k < KERNELS.len() {
+        assert!(
+            KERNELS[k].kernel as usize == k,
+            "KERNELS is indexed by Kernel"
+        );
+        k += 1;
+    }
+};
+
+/// Every variant, shape by shape, kernel by kernel within a shape.
+const ALL_VARIANTS: [Variant; 3 * KERNELS.len()] = {
+    let mut all = [Variant::new(Kernel::Portable8, Shape::Plain); 3 * KERNELS.len()];
+    let mut s = 0;
+    while s < 3 {
+        let mut k = 0;
+        while k < KERNELS.len() {
+            all[s * KERNELS.len() + k] = Variant::new(KERNELS[k].kernel, Shape::ALL[s]);
+            k += 1;
+        }
+        s += 1;
+    }
+    all
+};
+
+impl Kernel {
+    /// This kernel's row of [`KERNELS`].
+    const fn row(self) -> &'static KernelRow {
+        &KERNELS[self as usize]
+    }
+
+    /// Copy width in bytes.
+    pub const fn width(self) -> usize {
+        self.row().width
+    }
+
+    /// Whether the kernel is plain Rust (no SIMD instruction set).
+    pub const fn is_portable(self) -> bool {
+        matches!(self.row().isa, Isa::Baseline)
+    }
+}
+
+/// One instantiation of the LZ4 block decode loop: a copy [`Kernel`] (a
+/// width and the instruction set its copies use) and the loop's [`Shape`].
+///
+/// Every kernel comes in three loop shapes. The plain one decodes each
+/// sequence the same way. The `m` one (names ending in `m`) first tests for
+/// a *match-only* sequence (no literals, a short match) and decodes it on a
+/// branch of its own: where most sequences are match-only (integer and
+/// float columns of middle ratio), that branch is predicted, the input
+/// advances by a constant, and the next token's load no longer waits for
+/// this token's value, which is the plain loop's critical path. Where
+/// match-only sequences are mixed with others at random, the branch is
+/// mispredicted and the plain shape is faster. The `h` one (names ending in
+/// `h`) copies matches of up to 32 bytes from at least 32 back with no
+/// branch on whether a length byte follows: at HC levels a third of the
+/// sequences have one, at random, which the plain shape mispredicts. The
+/// adaptive decoder learns which shape suits the data.
+///
+/// Ordered as in [`Variant::ALL`]; `Debug` and `Display` print the name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Variant {
+    // Shape first: the order of `Variant::ALL`.
+    shape: Shape,
+    kernel: Kernel,
+}
+
 impl Variant {
-    /// Every variant this build knows, available or not.
-    pub const ALL: &'static [Variant] = &[
-        Variant::Portable8,
-        Variant::Portable16,
-        Variant::Portable32,
-        Variant::Portable64,
-        Variant::Ssse3x16,
-        Variant::Avx2x32,
-        Variant::Avx512x64,
-        Variant::Neon16,
-        Variant::Neon32,
-        Variant::Neon64,
-        Variant::Portable8M,
-        Variant::Portable16M,
-        Variant::Portable32M,
-        Variant::Portable64M,
-        Variant::Ssse3x16M,
-        Variant::Avx2x32M,
-        Variant::Avx512x64M,
-        Variant::Neon16M,
-        Variant::Neon32M,
-        Variant::Neon64M,
-        Variant::Portable8H,
-        Variant::Portable16H,
-        Variant::Portable32H,
-        Variant::Portable64H,
-        Variant::Ssse3x16H,
-        Variant::Avx2x32H,
-        Variant::Avx512x64H,
-        Variant::Neon16H,
-        Variant::Neon32H,
-        Variant::Neon64H,
-    ];
+    /// Every variant this build knows, available or not: every kernel in
+    /// the plain shape, then every kernel in the `m` shape, then in the `h`
+    /// shape.
+    pub const ALL: &'static [Variant] = &ALL_VARIANTS;
+
+    /// `kernel`'s decode loop in shape `shape`.
+    #[doc(hidden)]
+    pub const fn new(kernel: Kernel, shape: Shape) -> Variant {
+        Variant { shape, kernel }
+    }
+
+    /// `kernel` in the plain shape.
+    pub const fn plain(kernel: Kernel) -> Variant {
+        Variant::new(kernel, Shape::Plain)
+    }
+
+    /// The copy kernel.
+    pub const fn kernel(self) -> Kernel {
+        self.kernel
+    }
 
     /// Short name, as used by the CLI and in benchmark tables.
     pub const fn name(self) -> &'static str {
-        match self {
-            Variant::Portable8 => "portable8",
-            Variant::Portable16 => "portable16",
-            Variant::Portable32 => "portable32",
-            Variant::Portable64 => "portable64",
-            Variant::Ssse3x16 => "ssse3-16",
-            Variant::Avx2x32 => "avx2-32",
-            Variant::Avx512x64 => "avx512-64",
-            Variant::Neon16 => "neon16",
-            Variant::Neon32 => "neon32",
-            Variant::Neon64 => "neon64",
-            Variant::Portable8M => "portable8m",
-            Variant::Portable16M => "portable16m",
-            Variant::Portable32M => "portable32m",
-            Variant::Portable64M => "portable64m",
-            Variant::Ssse3x16M => "ssse3-16m",
-            Variant::Avx2x32M => "avx2-32m",
-            Variant::Avx512x64M => "avx512-64m",
-            Variant::Neon16M => "neon16m",
-            Variant::Neon32M => "neon32m",
-            Variant::Neon64M => "neon64m",
-            Variant::Portable8H => "portable8h",
-            Variant::Portable16H => "portable16h",
-            Variant::Portable32H => "portable32h",
-            Variant::Portable64H => "portable64h",
-            Variant::Ssse3x16H => "ssse3-16h",
-            Variant::Avx2x32H => "avx2-32h",
-            Variant::Avx512x64H => "avx512-64h",
-            Variant::Neon16H => "neon16h",
-            Variant::Neon32H => "neon32h",
-            Variant::Neon64H => "neon64h",
-        }
-    }
-
-    /// This variant's row of [`BY_KERNEL`] and its shape's column.
-    const fn position(self) -> (usize, usize) {
-        let mut k = 0;
-        while k < BY_KERNEL.len() {
-            let mut s = 0;
-            while s < 3 {
-                if BY_KERNEL[k][s] as u8 == self as u8 {
-                    return (k, s);
-                }
-                s += 1;
-            }
-            k += 1;
-        }
-        // Every variant is in the table (checked by a test).
-        (0, 0)
+        self.kernel.row().names[self.shape as usize]
     }
 
     /// The loop shape.
+    #[doc(hidden)]
     pub const fn shape(self) -> Shape {
-        match self.position().1 {
-            0 => Shape::Plain,
-            1 => Shape::MatchOnly,
-            _ => Shape::Medium,
-        }
+        self.shape
     }
 
     /// The same kernel in loop shape `shape`.
+    #[doc(hidden)]
     pub const fn with_shape(self, shape: Shape) -> Variant {
-        let column = match shape {
-            Shape::Plain => 0,
-            Shape::MatchOnly => 1,
-            Shape::Medium => 2,
-        };
-        BY_KERNEL[self.position().0][column]
+        Variant::new(self.kernel, shape)
     }
 
     /// Whether the loop has the match-only branch (see [`Variant`]).
     pub const fn match_only_branch(self) -> bool {
-        matches!(self.shape(), Shape::MatchOnly)
+        matches!(self.shape, Shape::MatchOnly)
     }
 
     /// Look a variant up by [`Variant::name`].
@@ -248,12 +289,7 @@ impl Variant {
 
     /// Copy width in bytes.
     pub const fn width(self) -> usize {
-        match self.with_shape(Shape::Plain) {
-            Variant::Portable8 => 8,
-            Variant::Portable16 | Variant::Ssse3x16 | Variant::Neon16 => 16,
-            Variant::Portable32 | Variant::Avx2x32 | Variant::Neon32 => 32,
-            _ => 64,
-        }
+        self.kernel.width()
     }
 
     /// The variants this CPU can run, detected once per process.
@@ -288,16 +324,18 @@ impl Variant {
                 .collect();
             let wanted: Vec<Variant> = if simd.is_empty() {
                 vec![
-                    Variant::Portable16,
-                    Variant::Portable64,
-                    Variant::Portable8M,
-                    Variant::Portable16M,
-                    Variant::Portable16H,
+                    Variant::plain(Kernel::Portable16),
+                    Variant::plain(Kernel::Portable64),
+                    Variant::new(Kernel::Portable8, Shape::MatchOnly),
+                    Variant::new(Kernel::Portable16, Shape::MatchOnly),
+                    Variant::new(Kernel::Portable16, Shape::Medium),
                 ]
             } else {
                 let mut v = Vec::new();
-                if cfg!(target_arch = "x86_64") && !simd.contains(&Variant::Avx512x64) {
-                    v.push(Variant::Portable64);
+                if cfg!(target_arch = "x86_64")
+                    && !simd.contains(&Variant::plain(Kernel::Avx512x64))
+                {
+                    v.push(Variant::plain(Kernel::Portable64));
                 }
                 let widest = simd.iter().copied().max_by_key(|s| s.width());
                 v.extend(simd);
@@ -310,10 +348,7 @@ impl Variant {
 
     /// Whether the kernel is plain Rust (no SIMD instruction set).
     pub const fn is_portable(self) -> bool {
-        matches!(
-            self.with_shape(Shape::Plain),
-            Variant::Portable8 | Variant::Portable16 | Variant::Portable32 | Variant::Portable64
-        )
+        self.kernel.is_portable()
     }
 
     /// Whether this CPU can run the variant.
@@ -324,51 +359,28 @@ impl Variant {
     /// The variant used when no choice is made: the widest SIMD variant
     /// available, else portable 16-byte chunks.
     pub fn default_for_cpu() -> Variant {
-        let simd = [
-            Variant::Avx2x32,
-            Variant::Ssse3x16,
-            Variant::Neon32,
-            Variant::Neon16,
-        ];
-        simd.into_iter()
-            .find(|v| v.is_available())
-            .unwrap_or(Variant::Portable16)
+        [
+            Kernel::Avx2x32,
+            Kernel::Ssse3x16,
+            Kernel::Neon32,
+            Kernel::Neon16,
+        ]
+        .into_iter()
+        .map(Variant::plain)
+        .find(|v| v.is_available())
+        .unwrap_or(Variant::plain(Kernel::Portable16))
     }
 
-    /// The entry point, if this CPU supports the variant. The only way to
-    /// reach a `#[target_feature]` entry point is through here, after its
-    /// features were detected.
+    /// The entry point, if this CPU supports the variant: `None` for a
+    /// variant it cannot run (never another variant's entry). The only way
+    /// to reach a `#[target_feature]` entry point is through here, after
+    /// its instruction set was detected.
     pub(crate) fn entry(self) -> Option<DecodeFn> {
-        let kernel = self.with_shape(Shape::Plain);
-        match self.shape() {
-            Shape::Plain => kernel.entry_of_shape::<PLAIN>(),
-            Shape::MatchOnly => kernel.entry_of_shape::<MATCH_ONLY>(),
-            Shape::Medium => kernel.entry_of_shape::<MEDIUM>(),
+        let row = self.kernel.row();
+        if !cpu::has(row.isa) {
+            return None;
         }
-    }
-
-    /// [`Variant::entry`] of this variant's kernel in loop shape `S`.
-    fn entry_of_shape<const S: u8>(self) -> Option<DecodeFn> {
-        match self {
-            Variant::Portable8 => Some(decode::<Portable<8>, S>),
-            Variant::Portable16 => Some(decode::<Portable<16>, S>),
-            Variant::Portable32 => Some(decode::<Portable<32>, S>),
-            Variant::Portable64 => Some(decode::<Portable<64>, S>),
-            #[cfg(target_arch = "x86_64")]
-            Variant::Ssse3x16 => x86::ssse3::<S>(),
-            #[cfg(target_arch = "x86_64")]
-            Variant::Avx2x32 => x86::avx2::<S>(),
-            #[cfg(target_arch = "x86_64")]
-            Variant::Avx512x64 => x86::avx512::<S>(),
-            #[cfg(target_arch = "aarch64")]
-            Variant::Neon16 => Some(decode::<crate::kernels::aarch64::Neon<1>, S>),
-            #[cfg(target_arch = "aarch64")]
-            Variant::Neon32 => Some(decode::<crate::kernels::aarch64::Neon<2>, S>),
-            #[cfg(target_arch = "aarch64")]
-            Variant::Neon64 => Some(decode::<crate::kernels::aarch64::Neon<4>, S>),
-            #[allow(unreachable_patterns)]
-            _ => None,
-        }
+        Some(row.entries?[self.shape as usize])
     }
 }
 
@@ -378,56 +390,131 @@ impl std::fmt::Display for Variant {
     }
 }
 
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod arm {
+    //! AArch64 kernels: NEON is part of the baseline, so the loop needs no
+    //! `#[target_feature]` wrapper.
+    pub(super) use crate::kernels::aarch64::Neon;
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     //! x86-64 entry points: each wraps the whole decode loop in a
     //! `#[target_feature]` function, because features do not inline across
-    //! that boundary.
-    use super::{DecodeFn, Decoded, decode};
-    use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
+    //! that boundary. The safe wrappers are reachable only through
+    //! [`super::KERNELS`], whose entries [`super::Variant::entry`] hands
+    //! out only once the row's instruction set was detected.
+    use super::{Decoded, decode};
+    use crate::kernels::Kernel;
+    pub(super) use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
 
     #[target_feature(enable = "ssse3")]
-    fn ssse3_loop<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        decode::<Ssse3, S>(src, buf, start)
+    fn ssse3_loop<K: Kernel, const S: u8>(
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        decode::<K, S>(src, buf, start)
     }
 
     #[target_feature(enable = "avx2")]
-    fn avx2_loop<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        decode::<Avx2, S>(src, buf, start)
+    fn avx2_loop<K: Kernel, const S: u8>(
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        decode::<K, S>(src, buf, start)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    fn avx512_loop<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        decode::<Avx512Vbmi, S>(src, buf, start)
+    fn avx512_loop<K: Kernel, const S: u8>(
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        decode::<K, S>(src, buf, start)
     }
 
-    pub(super) fn ssse3<const S: u8>() -> Option<DecodeFn> {
-        if !std::arch::is_x86_feature_detected!("ssse3") {
-            return None;
-        }
-        // SAFETY: SSSE3 was detected just above, and this closure is only
-        // handed out from here.
-        Some(|s, b, o| unsafe { ssse3_loop::<S>(s, b, o) })
+    /// The SSSE3 loop of kernel `K` in shape `S`.
+    pub(super) fn ssse3<K: Kernel, const S: u8>(
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        // SAFETY: only reachable through a KERNELS row requiring SSSE3,
+        // handed out by Variant::entry after cpu::has(Isa::Ssse3).
+        unsafe { ssse3_loop::<K, S>(src, buf, start) }
     }
 
-    pub(super) fn avx2<const S: u8>() -> Option<DecodeFn> {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            return None;
-        }
-        // SAFETY: AVX2 was detected just above, and this closure is only
-        // handed out from here.
-        Some(|s, b, o| unsafe { avx2_loop::<S>(s, b, o) })
+    /// The AVX2 loop of kernel `K` in shape `S`.
+    pub(super) fn avx2<K: Kernel, const S: u8>(
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        // SAFETY: only reachable through a KERNELS row requiring AVX2,
+        // handed out by Variant::entry after cpu::has(Isa::Avx2).
+        unsafe { avx2_loop::<K, S>(src, buf, start) }
     }
 
-    pub(super) fn avx512<const S: u8>() -> Option<DecodeFn> {
-        if !(std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vbmi"))
-        {
-            return None;
+    /// The AVX-512 (F, BW, VBMI) loop of kernel `K` in shape `S`.
+    pub(super) fn avx512<K: Kernel, const S: u8>(
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Decoded<usize> {
+        // SAFETY: only reachable through a KERNELS row requiring AVX-512
+        // F/BW/VBMI, handed out by Variant::entry after
+        // cpu::has(Isa::Avx512Vbmi).
+        unsafe { avx512_loop::<K, S>(src, buf, start) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_order_of_every_variant() {
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        let kernels = [
+            "portable8",
+            "portable16",
+            "portable32",
+            "portable64",
+            "ssse3-16",
+            "avx2-32",
+            "avx512-64",
+            "neon16",
+            "neon32",
+            "neon64",
+        ];
+        let want: Vec<String> = ["", "m", "h"]
+            .iter()
+            .flat_map(|s| kernels.iter().map(move |k| format!("{k}{s}")))
+            .collect();
+        assert_eq!(names, want);
+        let mut sorted = Variant::ALL.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, Variant::ALL, "Ord follows ALL");
+    }
+
+    #[test]
+    fn an_unavailable_variant_has_no_entry() {
+        for &v in Variant::ALL {
+            let row = v.kernel().row();
+            assert_eq!(
+                v.entry().is_some(),
+                cpu::has(row.isa) && row.entries.is_some(),
+                "{v}"
+            );
         }
-        // SAFETY: AVX-512 F/BW/VBMI were detected just above, and this
-        // closure is only handed out from here.
-        Some(|s, b, o| unsafe { avx512_loop::<S>(s, b, o) })
+        assert!(Variant::plain(Kernel::Portable8).entry().is_some());
     }
 }
