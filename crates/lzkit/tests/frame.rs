@@ -1062,7 +1062,7 @@ fn truncated_frames() {
                     **source,
                     Error::Truncated { .. }
                         | Error::CorruptBlock {
-                            fault: lzkit::BlockFault::Truncated,
+                            fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::Truncated),
                             ..
                         }
                 ),
@@ -1209,7 +1209,7 @@ fn corrupt_compressed_block_in_frame() {
                 matches!(
                     *source,
                     Error::CorruptBlock {
-                        fault: lzkit::BlockFault::OffsetZero,
+                        fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetZero),
                         ..
                     }
                 ),

@@ -37,7 +37,7 @@
 //!   (the prefix plus what this call has written).
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
-use crate::error::{BlockFault, Error};
+use crate::error::{Error, Fault, Lz4Fault};
 
 /// What the decode functions return: the error boxed, so that the result
 /// fits in two registers. A 40-byte `Result<usize>` is returned through
@@ -202,11 +202,9 @@ fn copy_last_run(
 fn decode_into_nothing(src: &[u8]) -> Decoded<usize> {
     match src {
         [0] => Ok(0),
-        [] => Err(corrupt(0, BlockFault::Truncated)),
-        [token, ..] if token >> 4 != 0 => {
-            Err(corrupt(0, BlockFault::OutputTooSmall { capacity: 0 }))
-        }
-        _ => Err(corrupt(0, BlockFault::BadEnd)),
+        [] => Err(corrupt(0, Lz4Fault::Truncated)),
+        [token, ..] if token >> 4 != 0 => Err(corrupt(0, Lz4Fault::OutputTooSmall { capacity: 0 })),
+        _ => Err(corrupt(0, Lz4Fault::BadEnd)),
     }
 }
 
@@ -217,8 +215,11 @@ struct Cursor {
 }
 
 #[cold]
-fn corrupt(at: usize, fault: BlockFault) -> Box<Error> {
-    Box::new(Error::CorruptBlock { at, fault })
+fn corrupt(at: usize, fault: Lz4Fault) -> Box<Error> {
+    Box::new(Error::CorruptBlock {
+        at,
+        fault: Fault::Lz4(fault),
+    })
 }
 
 /// Read a 255-run length continuation starting at `*ip`, a byte at a time:
@@ -229,7 +230,8 @@ fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usi
     let mut len = 0usize;
     loop {
         let b = length_byte(src, ip, limit)?;
-        // Cannot overflow: at most 255 per input byte.
+        // Cannot overflow: read_length calls this for its last few bytes
+        // (fewer than 8 before the limit), after checking its length.
         len += b as usize;
         if b != 255 {
             return Ok(len);
@@ -241,14 +243,26 @@ fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usi
 #[inline(always)]
 fn length_byte(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<u8> {
     let Some(&b) = src.get(*ip) else {
-        return Err(corrupt(*ip, BlockFault::Truncated));
+        return Err(corrupt(*ip, Lz4Fault::Truncated));
     };
     *ip += 1;
     if *ip > limit {
-        return Err(corrupt(*ip, BlockFault::Truncated));
+        return Err(corrupt(*ip, Lz4Fault::Truncated));
     }
     Ok(b)
 }
+
+/// Whether a length read from 255-run bytes can overflow `usize`: each
+/// input byte adds at most 255, and on 64-bit targets no input is large
+/// enough (address spaces are below 2^56 bytes), so the check compiles
+/// away there. On 32-bit targets 17 MiB of 255s add up to 4 GiB.
+const LENGTH_MAY_OVERFLOW: bool = usize::BITS < 64;
+
+/// Longest length [`read_length`] accepts where it can overflow (as the
+/// reference decoder, half the address space): below it, the few bytes of
+/// length after the check and the decode loop's margins added to it cannot
+/// overflow.
+const MAX_LENGTH: usize = usize::MAX / 2;
 
 /// Length bytes [`read_length`] reads one at a time before going eight
 /// at a time.
@@ -283,6 +297,9 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
         if word == u64::MAX {
             *ip += 8;
             len += 8 * 255;
+            if LENGTH_MAY_OVERFLOW && len > MAX_LENGTH {
+                return Err(corrupt(*ip, Lz4Fault::LengthOverflow));
+            }
             continue;
         }
         // The first byte below 255 ends the length; the bytes before it
@@ -579,11 +596,11 @@ unsafe fn distance<T>(p: *const T, base: *const T) -> usize {
 #[cold]
 fn bad_offset(offset: usize, op: usize, ip: usize) -> Box<Error> {
     if offset == 0 {
-        corrupt(ip, BlockFault::OffsetZero)
+        corrupt(ip, Lz4Fault::OffsetZero)
     } else {
         corrupt(
             ip,
-            BlockFault::OffsetBeforeStart {
+            Lz4Fault::OffsetBeforeStart {
                 offset,
                 available: op,
             },
@@ -606,12 +623,12 @@ fn check_offset(offset: usize, op: usize, ip: usize) -> Decoded<()> {
 fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) -> Decoded<usize> {
     let capacity = buf.len();
     if len > capacity - op {
-        return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
+        return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity }));
     }
     if capacity - op - len < LAST_LITERALS {
         // LZ4 block format: the last 5 bytes are always literals, so a match
         // this close to the capacity means the output does not fit.
-        return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
+        return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity }));
     }
     Ok(copy_match_exact(buf, op, offset, len))
 }
@@ -662,7 +679,7 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
     let oend = buf.len();
     let (mut ip, op) = (pos.ip, pos.op);
     let Some(&token) = src.get(ip) else {
-        return Err(corrupt(ip, BlockFault::Truncated));
+        return Err(corrupt(ip, Lz4Fault::Truncated));
     };
     let token = token as usize;
     ip += 1;
@@ -680,14 +697,14 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
             // small) or the input ends too soon for a following offset,
             // token and last literals (it was cut short).
             let fault = if lit > in_left || lit + MF_LIMIT <= out_left {
-                BlockFault::Truncated
+                Lz4Fault::Truncated
             } else {
-                BlockFault::OutputTooSmall { capacity: oend }
+                Lz4Fault::OutputTooSmall { capacity: oend }
             };
             return Err(corrupt(ip, fault));
         }
         if lit > out_left {
-            return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
+            return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity: oend }));
         }
         // `decode` and `careful_steps` try `last_literals` first, so from there
         // only the errors above are reached; this keeps the step complete.
