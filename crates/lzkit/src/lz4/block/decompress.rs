@@ -424,14 +424,11 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
                 offset
             };
             if D::EXTERNAL {
+                let len = token + MIN_MATCH;
                 // SAFETY: `opp` and `ipp` are in their slices, not before
-                // their starts (loop invariant).
-                let (op, ip) = unsafe { (distance(opp, bp), distance(ipp, sp)) };
-                if offset > op {
-                    let len = token + MIN_MATCH;
-                    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
-                    // SAFETY: dict_match returns a position in buf.
-                    opp = unsafe { bp.add(op) };
+                // their starts (loop invariant), `ipp` past the offset.
+                if let Some(p) = unsafe { from_dict(buf, bp, opp, sp, ipp, offset, len, dict)? } {
+                    opp = p;
                     continue;
                 }
             }
@@ -553,14 +550,11 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
             // A short match (at most 18 bytes): out_margin leaves room for
             // its chunks after a short literal run or a checked long one.
             if D::EXTERNAL {
+                let len = code + MIN_MATCH;
                 // SAFETY: `opp` and `ipp` are in their slices, not before
-                // their starts (loop invariant).
-                let (op, ip) = unsafe { (distance(opp, bp), distance(ipp, sp)) };
-                if offset > op {
-                    let len = code + MIN_MATCH;
-                    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
-                    // SAFETY: dict_match returns a position in buf.
-                    opp = unsafe { bp.add(op) };
+                // their starts (loop invariant), `ipp` past the offset.
+                if let Some(p) = unsafe { from_dict(buf, bp, opp, sp, ipp, offset, len, dict)? } {
+                    opp = p;
                     continue;
                 }
             }
@@ -746,6 +740,36 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
         return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity }));
     }
     Ok(copy_match_exact(buf, op, offset, len))
+}
+
+/// In the fast loop with a dictionary: if the match of `len` bytes from
+/// `offset` back at `opp` reaches before the output buffer (which starts
+/// at `bp` and is `buf`), decode it with [`dict_match`] and return the
+/// output pointer after it; else `None`.
+///
+/// # Safety
+/// `opp` points into `buf`, not before `bp`; `ipp` points into the input
+/// starting at `sp`, just past the match offset.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn from_dict<D: Dict>(
+    buf: &mut [u8],
+    bp: *mut u8,
+    opp: *mut u8,
+    sp: *const u8,
+    ipp: *const u8,
+    offset: usize,
+    len: usize,
+    dict: D,
+) -> Decoded<Option<*mut u8>> {
+    // SAFETY: the caller's contract.
+    let (op, ip) = unsafe { (distance(opp, bp), distance(ipp, sp)) };
+    if offset <= op {
+        return Ok(None);
+    }
+    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
+    // SAFETY: dict_match returns a position in buf, which starts at bp.
+    Ok(Some(unsafe { bp.add(op) }))
 }
 
 /// A match reaching `offset - op` bytes before the output buffer, into the
