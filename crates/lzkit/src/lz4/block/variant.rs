@@ -116,7 +116,7 @@ macro_rules! on_arch {
 }
 
 /// Every kernel this build knows, indexed by [`Kernel`].
-const KERNELS: [KernelRow; 10] = [
+static KERNELS: [KernelRow; 10] = [
     KernelRow {
         kernel: Kernel::Portable8,
         names: ["portable8", "portable8m", "portable8h"],
@@ -218,6 +218,10 @@ const ALL_VARIANTS: [Variant; 3 * KERNELS.len()] = {
     all
 };
 
+// The accessors that read KERNELS are neither `const` nor inlinable
+// into other crates: a body that other crates may inline makes the table,
+// and through its entry points the whole decode loop, exported symbols,
+// which the loop then calls through the GOT instead of directly.
 impl Kernel {
     /// This kernel's row of [`KERNELS`].
     const fn row(self) -> &'static KernelRow {
@@ -225,12 +229,14 @@ impl Kernel {
     }
 
     /// Copy width in bytes.
-    pub const fn width(self) -> usize {
+    #[inline(never)]
+    pub fn width(self) -> usize {
         self.row().width
     }
 
     /// Whether the kernel is plain Rust (no SIMD instruction set).
-    pub const fn is_portable(self) -> bool {
+    #[inline(never)]
+    pub fn is_portable(self) -> bool {
         matches!(self.row().isa, Isa::Baseline)
     }
 }
@@ -283,7 +289,8 @@ impl Variant {
     }
 
     /// Short name, as used by the CLI and in benchmark tables.
-    pub const fn name(self) -> &'static str {
+    #[inline(never)]
+    pub fn name(self) -> &'static str {
         self.kernel.row().names[self.shape as usize]
     }
 
@@ -310,7 +317,7 @@ impl Variant {
     }
 
     /// Copy width in bytes.
-    pub const fn width(self) -> usize {
+    pub fn width(self) -> usize {
         self.kernel.width()
     }
 
@@ -369,7 +376,7 @@ impl Variant {
     }
 
     /// Whether the kernel is plain Rust (no SIMD instruction set).
-    pub const fn is_portable(self) -> bool {
+    pub fn is_portable(self) -> bool {
         self.kernel.is_portable()
     }
 
