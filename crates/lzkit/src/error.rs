@@ -1,14 +1,64 @@
 //! The one error type of lzkit.
 //!
 //! Every failure is a variant that says what was wrong and where, so that a
-//! user (or the CLI) can print one line that explains it.
+//! user (or the CLI) can print one line that explains it. A corrupt block
+//! carries a [`Fault`]: one kind per codec, so each codec's faults say what
+//! its format forbids and name the format in the message.
 
 use std::fmt;
 
-/// Why an LZ4 block was rejected. Carried by [`Error::CorruptBlock`].
+/// A compression format lzkit decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Codec {
+    /// The LZ4 block format (also inside LZ4 frames).
+    Lz4,
+}
+
+impl fmt::Display for Codec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Codec::Lz4 => "LZ4",
+        })
+    }
+}
+
+/// Why a compressed block was rejected, by codec. Carried by
+/// [`Error::CorruptBlock`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum BlockFault {
+pub enum Fault {
+    /// An LZ4 block broke the LZ4 block format.
+    Lz4(Lz4Fault),
+}
+
+impl Fault {
+    /// The codec whose block this is.
+    pub const fn codec(&self) -> Codec {
+        match self {
+            Fault::Lz4(_) => Codec::Lz4,
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Lz4(fault) => fault.fmt(f),
+        }
+    }
+}
+
+impl From<Lz4Fault> for Fault {
+    fn from(fault: Lz4Fault) -> Self {
+        Fault::Lz4(fault)
+    }
+}
+
+/// Why an LZ4 block was rejected (a [`Fault::Lz4`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Lz4Fault {
     /// The input ended in the middle of a sequence (token, length, literals or offset).
     Truncated,
     /// A match offset of 0, which the format forbids (LZ4 block format: "offset 0 is invalid").
@@ -20,7 +70,10 @@ pub enum BlockFault {
         /// How many bytes of history (output so far plus dictionary) were available.
         available: usize,
     },
-    /// A literal or match length whose 255-run bytes overflow the addressable size.
+    /// A literal or match length, read from its 255-run bytes, larger than
+    /// half the address space: only possible on 32-bit targets, where 17
+    /// MiB of 255s add up to more than 4 GiB (the reference decoder rejects
+    /// the same lengths).
     LengthOverflow,
     /// The decoded data does not fit in the output buffer.
     OutputTooSmall {
@@ -32,20 +85,20 @@ pub enum BlockFault {
     BadEnd,
 }
 
-impl fmt::Display for BlockFault {
+impl fmt::Display for Lz4Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BlockFault::Truncated => f.write_str("input ends in the middle of a sequence"),
-            BlockFault::OffsetZero => f.write_str("match offset 0"),
-            BlockFault::OffsetBeforeStart { offset, available } => write!(
+            Lz4Fault::Truncated => f.write_str("input ends in the middle of a sequence"),
+            Lz4Fault::OffsetZero => f.write_str("match offset 0"),
+            Lz4Fault::OffsetBeforeStart { offset, available } => write!(
                 f,
                 "match offset {offset} points before the start of the data ({available} bytes available)"
             ),
-            BlockFault::LengthOverflow => f.write_str("length overflows"),
-            BlockFault::OutputTooSmall { capacity } => {
+            Lz4Fault::LengthOverflow => f.write_str("length larger than half the address space"),
+            Lz4Fault::OutputTooSmall { capacity } => {
                 write!(f, "decoded data does not fit in {capacity} bytes")
             }
-            BlockFault::BadEnd => f.write_str("block breaks the LZ4 end-of-block rules"),
+            Lz4Fault::BadEnd => f.write_str("block breaks the LZ4 end-of-block rules"),
         }
     }
 }
@@ -54,13 +107,14 @@ impl fmt::Display for BlockFault {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A compressed LZ4 block is malformed.
-    #[error("corrupt LZ4 block at byte {at}: {fault}")]
+    /// A compressed block is malformed ("corrupt LZ4 block at byte 17:
+    /// match offset 0").
+    #[error("corrupt {codec} block at byte {at}: {fault}", codec = .fault.codec())]
     CorruptBlock {
         /// Byte position in the compressed block where the problem was detected.
         at: usize,
-        /// What was wrong.
-        fault: BlockFault,
+        /// What was wrong, by codec.
+        fault: Fault,
     },
     /// The destination buffer given to a compressor is smaller than the output.
     #[error("output buffer too small: {capacity} bytes, need up to {needed}")]
@@ -210,3 +264,24 @@ impl Error {
 
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_corrupt_block_names_its_codec() {
+        let e = Error::CorruptBlock {
+            at: 1_204,
+            fault: Lz4Fault::OffsetZero.into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "corrupt LZ4 block at byte 1204: match offset 0"
+        );
+        let Error::CorruptBlock { fault, .. } = e else {
+            unreachable!()
+        };
+        assert_eq!(fault.codec(), Codec::Lz4);
+    }
+}

@@ -17,4 +17,4 @@ mod kernels;
 pub mod lz4;
 mod pool;
 
-pub use error::{BlockFault, Error, Result};
+pub use error::{Codec, Error, Fault, Lz4Fault, Result};

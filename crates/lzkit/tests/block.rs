@@ -8,7 +8,7 @@ use lzkit::lz4::block::{
     compress_with_dict, decompress, decompress_into, decompress_with_dict_into,
     max_compressed_size,
 };
-use lzkit::{BlockFault, Error};
+use lzkit::{Error, Fault, Lz4Fault};
 use lzkit_testkit::Rng;
 use lzkit_testkit::*;
 use proptest::prelude::*;
@@ -270,7 +270,7 @@ fn too_small_dst_fault_is_output_too_small() {
         let mut dst = vec![0xAAu8; cap];
         match decompress_into(&c, &mut dst) {
             Err(Error::CorruptBlock {
-                fault: BlockFault::OutputTooSmall { capacity },
+                fault: Fault::Lz4(Lz4Fault::OutputTooSmall { capacity }),
                 ..
             }) => assert_eq!(capacity, cap),
             other => wrong.push(format!(
@@ -375,10 +375,13 @@ fn corrupt_blocks_never_use_stale_bytes() {
 // ---------------------------------------------------------------------------
 
 #[track_caller]
-fn fault_of(src: &[u8], cap: usize) -> (usize, BlockFault) {
+fn fault_of(src: &[u8], cap: usize) -> (usize, Lz4Fault) {
     let mut dst = vec![0xAAu8; cap];
     match decompress_into(src, &mut dst) {
-        Err(Error::CorruptBlock { at, fault }) => {
+        Err(Error::CorruptBlock {
+            at,
+            fault: Fault::Lz4(fault),
+        }) => {
             assert!(
                 at <= src.len(),
                 "error position {at} > block length {}",
@@ -395,15 +398,15 @@ fn offset_zero_rejected() {
     let mut b = Vec::new();
     push_seq(&mut b, b"abcd", 0, 4);
     push_last(&mut b, b"0123456789ab");
-    assert_eq!(fault_of(&b, 100).1, BlockFault::OffsetZero);
-    assert_eq!(fault_of(&b, 20).1, BlockFault::OffsetZero);
+    assert_eq!(fault_of(&b, 100).1, Lz4Fault::OffsetZero);
+    assert_eq!(fault_of(&b, 20).1, Lz4Fault::OffsetZero);
     // Offset 0 with a long match and many earlier sequences.
     let mut b = Vec::new();
     push_seq(&mut b, b"hello world", 6, 20);
     push_seq(&mut b, b"x", 0, 300);
     push_last(&mut b, &[b'q'; 40]);
     let (at, f) = fault_of(&b, 1000);
-    assert_eq!(f, BlockFault::OffsetZero);
+    assert_eq!(f, Lz4Fault::OffsetZero);
     assert!(
         at >= 13,
         "offset 0 is in the second sequence, reported at {at}"
@@ -417,7 +420,7 @@ fn offset_before_start_rejected() {
     push_last(&mut b, b"0123456789ab");
     assert_eq!(
         fault_of(&b, 100).1,
-        BlockFault::OffsetBeforeStart {
+        Lz4Fault::OffsetBeforeStart {
             offset: 2,
             available: 1
         }
@@ -428,7 +431,7 @@ fn offset_before_start_rejected() {
     push_last(&mut b, b"0123456789ab");
     assert_eq!(
         fault_of(&b, 100).1,
-        BlockFault::OffsetBeforeStart {
+        Lz4Fault::OffsetBeforeStart {
             offset: 1,
             available: 0
         }
@@ -439,7 +442,7 @@ fn offset_before_start_rejected() {
     push_last(&mut b, b"0123456789ab");
     assert_eq!(
         fault_of(&b, 1000).1,
-        BlockFault::OffsetBeforeStart {
+        Lz4Fault::OffsetBeforeStart {
             offset: 65_535,
             available: 100
         }
@@ -451,7 +454,7 @@ fn offset_before_start_rejected() {
     push_last(&mut b, b"0123456789ab");
     assert_eq!(
         fault_of(&b, 1000).1,
-        BlockFault::OffsetBeforeStart {
+        Lz4Fault::OffsetBeforeStart {
             offset: 19,
             available: 18
         }
@@ -489,7 +492,7 @@ fn truncated_blocks_rejected() {
     let mut wrong = Vec::new();
     for &(what, src, cap) in cases {
         let f = fault_of(src, cap).1;
-        if f != BlockFault::Truncated {
+        if f != Lz4Fault::Truncated {
             wrong.push(format!(
                 "{what} {src:02x?} (cap {cap}): {f:?}, expected Truncated"
             ));
@@ -533,7 +536,7 @@ fn truncated_prefixes_rejected() {
                 .any(|s| s.offset_at == Some(cut.wrapping_sub(1)));
             if inside_last_lits || inside_offset {
                 let f = fault_of(&c[..cut], data.len()).1;
-                if f != BlockFault::Truncated {
+                if f != Lz4Fault::Truncated {
                     wrong.push(format!(
                         "{name}: block of {} cut at {cut} ({}): {f:?}",
                         c.len(),
@@ -586,7 +589,7 @@ fn huge_length_runs_rejected() {
     assert!(
         matches!(
             f,
-            BlockFault::LengthOverflow | BlockFault::OutputTooSmall { .. } | BlockFault::Truncated
+            Lz4Fault::LengthOverflow | Lz4Fault::OutputTooSmall { .. } | Lz4Fault::Truncated
         ),
         "literal 255-run: {f:?}"
     );
@@ -595,7 +598,7 @@ fn huge_length_runs_rejected() {
     b.extend(std::iter::repeat_n(0xFF, 100_000));
     let f = fault_of(&b, 1 << 20).1;
     assert!(
-        matches!(f, BlockFault::LengthOverflow | BlockFault::Truncated),
+        matches!(f, Lz4Fault::LengthOverflow | Lz4Fault::Truncated),
         "unterminated literal 255-run: {f:?}"
     );
     // A match length of 255 * 200_000.
@@ -608,7 +611,7 @@ fn huge_length_runs_rejected() {
     assert!(
         matches!(
             f,
-            BlockFault::LengthOverflow | BlockFault::OutputTooSmall { .. }
+            Lz4Fault::LengthOverflow | Lz4Fault::OutputTooSmall { .. }
         ),
         "match 255-run: {f:?}"
     );
@@ -617,7 +620,7 @@ fn huge_length_runs_rejected() {
     b.extend(std::iter::repeat_n(0xFF, 100_000));
     let f = fault_of(&b, 1 << 20).1;
     assert!(
-        matches!(f, BlockFault::LengthOverflow | BlockFault::Truncated),
+        matches!(f, Lz4Fault::LengthOverflow | Lz4Fault::Truncated),
         "unterminated match 255-run: {f:?}"
     );
 }
@@ -629,12 +632,12 @@ fn end_of_block_rules() {
     push_seq(&mut b, b"abcdefghijklmnop", 4, 20);
     let f = fault_of(&b, 36).1;
     assert!(
-        matches!(f, BlockFault::BadEnd | BlockFault::Truncated),
+        matches!(f, Lz4Fault::BadEnd | Lz4Fault::Truncated),
         "block ending with a match: {f:?}"
     );
     let f = fault_of(&b, 1000).1;
     assert!(
-        matches!(f, BlockFault::BadEnd | BlockFault::Truncated),
+        matches!(f, Lz4Fault::BadEnd | Lz4Fault::Truncated),
         "block ending with a match, large dst: {f:?}"
     );
     // Last match starting fewer than MF_LIMIT bytes before the end (and
@@ -703,10 +706,10 @@ fn dictionary_offsets() {
         Err(Error::CorruptBlock { fault, .. }) => {
             assert_eq!(
                 fault,
-                BlockFault::OffsetBeforeStart {
+                Fault::Lz4(Lz4Fault::OffsetBeforeStart {
                     offset: 12,
                     available: 11
-                }
+                })
             )
         }
         other => panic!("{other:?}"),
@@ -722,10 +725,10 @@ fn dictionary_offsets() {
     match decompress_with_dict_into(&b, &mut dst, short) {
         Err(Error::CorruptBlock { fault, .. }) => assert_eq!(
             fault,
-            BlockFault::OffsetBeforeStart {
+            Fault::Lz4(Lz4Fault::OffsetBeforeStart {
                 offset: 65_535,
                 available: 65_534
-            }
+            })
         ),
         other => panic!("{other:?}"),
     }

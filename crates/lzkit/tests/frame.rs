@@ -1020,7 +1020,7 @@ fn truncated_frames() {
                     **source,
                     Error::Truncated { .. }
                         | Error::CorruptBlock {
-                            fault: lzkit::BlockFault::Truncated,
+                            fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::Truncated),
                             ..
                         }
                 ),
@@ -1167,7 +1167,7 @@ fn corrupt_compressed_block_in_frame() {
                 matches!(
                     *source,
                     Error::CorruptBlock {
-                        fault: lzkit::BlockFault::OffsetZero,
+                        fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetZero),
                         ..
                     }
                 ),

@@ -311,6 +311,34 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
         self
     }
 
+    /// The same policy (its mode, what it has learned, its prior) over
+    /// other entry points of the same arms: `entry(arm)` gives each, and
+    /// `None` from it gives `None`. The copy does not vote (the policy it
+    /// was copied from does).
+    pub fn map_entries<G: Copy>(
+        &self,
+        mut entry: impl FnMut(A) -> Option<G>,
+    ) -> Option<Policy<A, G>> {
+        let arms = self
+            .arms
+            .iter()
+            .map(|&(arm, _)| Some((arm, entry(arm)?)))
+            .collect::<Option<Vec<(A, G)>>>()?;
+        Some(Policy {
+            settled_fn: arms[self.settled].1,
+            arms,
+            mode: self.mode.clone(),
+            blocks: self.blocks.clone(),
+            last: self.last,
+            settled: self.settled,
+            initial: self.initial,
+            batch: self.batch,
+            untimed_left: self.untimed_left,
+            warm_left: self.warm_left,
+            votes: None,
+        })
+    }
+
     /// The settled arm's entry point if this block is decoded with it,
     /// untimed, with no choice (the common case); the block is counted.
     /// Report its output with [`Policy::untimed_done`]. `None`: call

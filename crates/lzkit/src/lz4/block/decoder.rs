@@ -2,7 +2,7 @@
 //! LZ4 [`Policy`] over the decode variants.
 
 use super::decompress::Decoded;
-use super::variant::{DecodeFn, Variant};
+use super::variant::{DecodeFn, DictDecodeFn, Variant};
 use crate::adaptive::{Policy, Votes};
 use crate::error::{Error, Result};
 
@@ -38,6 +38,10 @@ static VOTES: Votes = Votes::new();
 #[derive(Debug, Clone)]
 pub struct Decoder {
     policy: Policy<Variant, DecodeFn>,
+    /// The policy for blocks with an external dictionary (a separate
+    /// instantiation of the loop), made from `policy` on the first such
+    /// block (boxed: most decoders never see a dictionary).
+    dict_policy: Option<Box<Policy<Variant, DictDecodeFn>>>,
 }
 
 impl Default for Decoder {
@@ -91,6 +95,7 @@ impl Decoder {
     pub fn with_prior(self, prior: Option<Variant>) -> Self {
         Decoder {
             policy: self.policy.with_prior(prior),
+            dict_policy: None,
         }
     }
 
@@ -118,6 +123,7 @@ impl Decoder {
             .unwrap_or(0);
         Decoder {
             policy: Policy::adaptive(arms, initial, seed, Some(&VOTES)),
+            dict_policy: None,
         }
     }
 
@@ -128,6 +134,7 @@ impl Decoder {
         })?;
         Ok(Decoder {
             policy: Policy::fixed(variant, entry),
+            dict_policy: None,
         })
     }
 
@@ -143,6 +150,7 @@ impl Decoder {
     pub fn round_robin() -> Self {
         Decoder {
             policy: Policy::round_robin(arms_of(Variant::available())),
+            dict_policy: None,
         }
     }
 
@@ -150,6 +158,65 @@ impl Decoder {
     /// like [`super::decompress_into`].
     pub fn decompress_into(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         self.decode_with_prefix(src, dst, 0).map_err(|e| *e)
+    }
+
+    /// Decompress the block `src`, compressed with the dictionary `dict`
+    /// (see [`super::compress_with_dict`]), into `dst` (capacity
+    /// `dst.len()`): matches that reach before `dst` read the end of
+    /// `dict`, inside the decode loop, so the dictionary is neither copied
+    /// nor limited in size (only its last 64 KiB can be reached). Accepts
+    /// exactly the blocks the reference decoder accepts with the same
+    /// dictionary; an empty `dict` is no dictionary.
+    ///
+    /// The dictionary loop is a separate instantiation of each variant,
+    /// chosen by its own policy, which starts from what this decoder
+    /// learned without a dictionary.
+    pub fn decompress_with_dict_into(
+        &mut self,
+        src: &[u8],
+        dict: &[u8],
+        dst: &mut [u8],
+    ) -> Result<usize> {
+        if dict.is_empty() {
+            return self.decompress_into(src, dst);
+        }
+        if self.dict_policy.is_none() {
+            // Every variant with an entry has a dictionary entry (the same
+            // table row), so this copy always succeeds.
+            self.dict_policy = self.policy.map_entries(Variant::dict_entry).map(Box::new);
+        }
+        let Some(policy) = self.dict_policy.as_mut() else {
+            return Err(Error::VariantUnavailable {
+                variant: self.policy.last().name(),
+            });
+        };
+        let r = if let Some(entry) = policy.untimed() {
+            let r = entry(src, dict, dst);
+            if let Ok(n) = r {
+                policy.untimed_done(n);
+            }
+            r
+        } else {
+            let mut pull = policy.begin();
+            let r = pull.run(|entry| entry(src, dict, dst));
+            policy.finish(&pull, r.as_ref().ok().copied());
+            r
+        };
+        r.map_err(|e| *e)
+    }
+
+    /// [`Decoder::decompress_with_dict_into`] into a new vector of at most
+    /// `max_size` bytes.
+    pub fn decompress_with_dict(
+        &mut self,
+        src: &[u8],
+        dict: &[u8],
+        max_size: usize,
+    ) -> Result<Vec<u8>> {
+        let mut dst = vec![0u8; max_size];
+        let n = self.decompress_with_dict_into(src, dict, &mut dst)?;
+        dst.truncate(n);
+        Ok(dst)
     }
 
     /// Decode `src` into `buf[start..]` with `buf[..start]` as history.
@@ -225,6 +292,123 @@ mod tests {
     /// A block of `n` bytes that decodes quickly.
     fn block(n: usize) -> Vec<u8> {
         crate::lz4::block::compress(&vec![7u8; n], 1)
+    }
+
+    /// The dictionary decode as it was before the loop handled
+    /// dictionaries: the dictionary's last 64 KiB - 1 copied in front of a
+    /// scratch buffer, decoded as history.
+    fn dict_by_prefix(src: &[u8], dict: &[u8], cap: usize) -> Result<Vec<u8>> {
+        let dict = &dict[dict.len().saturating_sub(super::super::MAX_DISTANCE)..];
+        let mut buf = vec![0u8; dict.len() + cap];
+        buf[..dict.len()].copy_from_slice(dict);
+        let mut d = Decoder::with_variant(Variant::plain(super::super::Kernel::Portable16))?;
+        let n = d
+            .decode_with_prefix(src, &mut buf, dict.len())
+            .map_err(|e| *e)?;
+        Ok(buf[dict.len()..dict.len() + n].to_vec())
+    }
+
+    /// Bytes that repeat pieces of `dict` and of themselves, from an LCG.
+    fn dict_data(dict: &[u8], n: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) as usize
+        };
+        let mut v = Vec::with_capacity(n + 64);
+        while v.len() < n {
+            let len = 1 + next() % 40;
+            match next() % 4 {
+                0 if !dict.is_empty() => {
+                    let at = dict.len() - 1 - next() % dict.len().min(70_000);
+                    let end = (at + len).min(dict.len());
+                    v.extend_from_slice(&dict[at..end]);
+                }
+                1 if !v.is_empty() => {
+                    let back = 1 + next() % v.len().min(70);
+                    for _ in 0..len {
+                        v.push(v[v.len() - back]);
+                    }
+                }
+                _ => v.extend((0..len).map(|_| b"abcdefgh"[next() % 8])),
+            }
+        }
+        v.truncate(n);
+        v
+    }
+
+    /// A decode error as position and fault, without the capacity (the
+    /// prefix decode reported its scratch buffer's, dictionary included).
+    fn fault(e: Error) -> String {
+        match e {
+            Error::CorruptBlock {
+                at,
+                fault: crate::Fault::Lz4(crate::Lz4Fault::OutputTooSmall { .. }),
+            } => format!("{at}: output too small"),
+            e => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn dictionary_in_the_loop_decodes_as_the_prefix_did() {
+        let big: Vec<u8> = dict_data(&[], 80_000, 99);
+        let dicts: [&[u8]; 6] = [
+            &big[..1],
+            &big[..5],
+            &big[..100],
+            &big[..5_000],
+            &big[..65_536],
+            &big[..],
+        ];
+        let mut fixed: Vec<Decoder> = Variant::available()
+            .iter()
+            .map(|&v| Decoder::with_variant(v).unwrap())
+            .collect();
+        fixed.push(Decoder::with_seed(5));
+        let mut cases = 0;
+        for (k, dict) in dicts.iter().enumerate() {
+            for (n, level) in [(0usize, 1), (20, 1), (300, 9), (5_000, 1), (70_000, 12)] {
+                let data = dict_data(dict, n, k as u64 * 31 + n as u64);
+                let block = crate::lz4::block::compress_with_dict(&data, dict, level);
+                // The block, damaged copies of it, and cut ones.
+                let mut inputs = vec![block.clone()];
+                for m in 0..24usize {
+                    if block.is_empty() {
+                        break;
+                    }
+                    let mut b = block.clone();
+                    let at = (m * 7919 + n) % b.len();
+                    b[at] = b[at].wrapping_add(1 + (m as u8).wrapping_mul(37));
+                    inputs.push(b);
+                    inputs.push(block[..block.len() * m / 24].to_vec());
+                }
+                for input in &inputs {
+                    for cap in [n, n + 17, n.saturating_sub(3), n / 2] {
+                        let want = dict_by_prefix(input, dict, cap).map_err(fault);
+                        for d in &mut fixed {
+                            let got = d.decompress_with_dict(input, dict, cap).map_err(fault);
+                            assert_eq!(
+                                got,
+                                want,
+                                "{:?}: dict {} n {n} cap {cap}",
+                                d.last_variant(),
+                                dict.len()
+                            );
+                            cases += 1;
+                        }
+                    }
+                }
+                if n > 0 {
+                    assert_eq!(
+                        fixed[0].decompress_with_dict(&block, dict, n).unwrap(),
+                        data
+                    );
+                }
+            }
+        }
+        assert!(cases > 1000, "{cases}");
     }
 
     #[test]

@@ -26,6 +26,12 @@
 //! its offset test cost more than they save. The adaptive decoder learns
 //! which shape suits the data.
 //!
+//! An external dictionary is a third parameter of the loop (`D`, a
+//! [`Dict`]): without one ([`NoDict`]) every test of it is a constant and
+//! compiles away; with one ([`ExtDict`]), a match reaching before the
+//! output buffer is copied from the dictionary's tail by [`dict_match`],
+//! off the fast path. No dictionary bytes are copied up front.
+//!
 //! Acceptance rules (the LZ4 block format's end conditions, checked exactly
 //! as the reference decoder checks them against the output capacity, so that
 //! we never accept a block it rejects):
@@ -37,7 +43,7 @@
 //!   (the prefix plus what this call has written).
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
-use crate::error::{BlockFault, Error};
+use crate::error::{Error, Fault, Lz4Fault};
 
 /// What the decode functions return: the error boxed, so that the result
 /// fits in two registers. A 40-byte `Result<usize>` is returned through
@@ -123,6 +129,67 @@ pub(crate) fn decode<K: Kernel, const S: u8>(
     buf: &mut [u8],
     start: usize,
 ) -> Decoded<usize> {
+    decode_with::<K, S, NoDict>(src, buf, start, NoDict)
+}
+
+/// Decode the block `src` into `dst` with kernel `K` in loop shape `S`,
+/// where matches reaching before `dst` read the end of `dict` (an external
+/// dictionary), inside the loop: the dictionary is not copied. Returns the
+/// number of bytes written. A separate instantiation of the loop: the
+/// dictionary costs [`decode`] nothing.
+#[inline(always)]
+pub(crate) fn decode_dict<K: Kernel, const S: u8>(
+    src: &[u8],
+    dict: &[u8],
+    dst: &mut [u8],
+) -> Decoded<usize> {
+    decode_with::<K, S, ExtDict>(src, dst, 0, ExtDict(dict))
+}
+
+/// History before the output buffer that matches may reach: none
+/// ([`NoDict`], a zero-sized type, so the loop's functions take no extra
+/// argument), or an external dictionary ([`ExtDict`]). Every test of it
+/// in the loop is on [`Dict::EXTERNAL`], a constant.
+pub(crate) trait Dict: Copy {
+    /// Whether there is a dictionary.
+    const EXTERNAL: bool;
+    /// The dictionary (empty for [`NoDict`]).
+    fn bytes(&self) -> &[u8];
+}
+
+/// No history before the output buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct NoDict;
+
+impl Dict for NoDict {
+    const EXTERNAL: bool = false;
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        &[]
+    }
+}
+
+/// An external dictionary: the bytes just before the output buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct ExtDict<'a>(pub(crate) &'a [u8]);
+
+impl Dict for ExtDict<'_> {
+    const EXTERNAL: bool = true;
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        self.0
+    }
+}
+
+/// [`decode`] and [`decode_dict`]: the loop with history `dict` before
+/// `buf` (and `buf[..start]`).
+#[inline(always)]
+pub(crate) fn decode_with<K: Kernel, const S: u8, D: Dict>(
+    src: &[u8],
+    buf: &mut [u8],
+    start: usize,
+    dict: D,
+) -> Decoded<usize> {
     debug_assert!(start <= buf.len());
     if buf.len() == start {
         return decode_into_nothing(src);
@@ -130,9 +197,9 @@ pub(crate) fn decode<K: Kernel, const S: u8>(
     let mut pos = Cursor { ip: 0, op: start };
     let resume = fast_limits::<K>(src.len(), buf.len());
     loop {
-        if fast_loop::<K, S>(src, buf, &mut pos)?
+        if fast_loop::<K, S, D>(src, buf, &mut pos, dict)?
             || last_literals(src, buf, &mut pos)
-            || careful_steps(src, buf, &mut pos, resume)?
+            || careful_steps(src, buf, &mut pos, resume, dict)?
         {
             return Ok(pos.op - start);
         }
@@ -202,11 +269,9 @@ fn copy_last_run(
 fn decode_into_nothing(src: &[u8]) -> Decoded<usize> {
     match src {
         [0] => Ok(0),
-        [] => Err(corrupt(0, BlockFault::Truncated)),
-        [token, ..] if token >> 4 != 0 => {
-            Err(corrupt(0, BlockFault::OutputTooSmall { capacity: 0 }))
-        }
-        _ => Err(corrupt(0, BlockFault::BadEnd)),
+        [] => Err(corrupt(0, Lz4Fault::Truncated)),
+        [token, ..] if token >> 4 != 0 => Err(corrupt(0, Lz4Fault::OutputTooSmall { capacity: 0 })),
+        _ => Err(corrupt(0, Lz4Fault::BadEnd)),
     }
 }
 
@@ -217,8 +282,11 @@ struct Cursor {
 }
 
 #[cold]
-fn corrupt(at: usize, fault: BlockFault) -> Box<Error> {
-    Box::new(Error::CorruptBlock { at, fault })
+fn corrupt(at: usize, fault: Lz4Fault) -> Box<Error> {
+    Box::new(Error::CorruptBlock {
+        at,
+        fault: Fault::Lz4(fault),
+    })
 }
 
 /// Read a 255-run length continuation starting at `*ip`, a byte at a time:
@@ -229,7 +297,8 @@ fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usi
     let mut len = 0usize;
     loop {
         let b = length_byte(src, ip, limit)?;
-        // Cannot overflow: at most 255 per input byte.
+        // Cannot overflow: read_length calls this for its last few bytes
+        // (fewer than 8 before the limit), after checking its length.
         len += b as usize;
         if b != 255 {
             return Ok(len);
@@ -241,14 +310,26 @@ fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usi
 #[inline(always)]
 fn length_byte(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<u8> {
     let Some(&b) = src.get(*ip) else {
-        return Err(corrupt(*ip, BlockFault::Truncated));
+        return Err(corrupt(*ip, Lz4Fault::Truncated));
     };
     *ip += 1;
     if *ip > limit {
-        return Err(corrupt(*ip, BlockFault::Truncated));
+        return Err(corrupt(*ip, Lz4Fault::Truncated));
     }
     Ok(b)
 }
+
+/// Whether a length read from 255-run bytes can overflow `usize`: each
+/// input byte adds at most 255, and on 64-bit targets no input is large
+/// enough (address spaces are below 2^56 bytes), so the check compiles
+/// away there. On 32-bit targets 17 MiB of 255s add up to 4 GiB.
+const LENGTH_MAY_OVERFLOW: bool = usize::BITS < 64;
+
+/// Longest length [`read_length`] accepts where it can overflow (as the
+/// reference decoder, half the address space): below it, the few bytes of
+/// length after the check and the decode loop's margins added to it cannot
+/// overflow.
+const MAX_LENGTH: usize = usize::MAX / 2;
 
 /// Length bytes [`read_length`] reads one at a time before going eight
 /// at a time.
@@ -283,6 +364,9 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
         if word == u64::MAX {
             *ip += 8;
             len += 8 * 255;
+            if LENGTH_MAY_OVERFLOW && len > MAX_LENGTH {
+                return Err(corrupt(*ip, Lz4Fault::LengthOverflow));
+            }
             continue;
         }
         // The first byte below 255 ends the length; the bytes before it
@@ -300,10 +384,11 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
 /// at its token), `true` when it decoded the block's last literal run
 /// (`pos` is then at the input's end).
 #[inline(always)]
-fn fast_loop<K: Kernel, const S: u8>(
+fn fast_loop<K: Kernel, const S: u8, D: Dict>(
     src: &[u8],
     buf: &mut [u8],
     pos: &mut Cursor,
+    dict: D,
 ) -> Decoded<bool> {
     let iend = src.len();
     let oend = buf.len();
@@ -338,6 +423,15 @@ fn fast_loop<K: Kernel, const S: u8>(
                 ipp = ipp.add(3);
                 offset
             };
+            if D::EXTERNAL {
+                let len = token + MIN_MATCH;
+                // SAFETY: `opp` and `ipp` are in their slices, not before
+                // their starts (loop invariant), `ipp` past the offset.
+                if let Some(p) = unsafe { from_dict(buf, bp, opp, sp, ipp, offset, len, dict)? } {
+                    opp = p;
+                    continue;
+                }
+            }
             // SAFETY: out_margin covers a short match at opp.
             opp = unsafe { short_match::<K>(opp, bp, offset, token + MIN_MATCH, ipp, sp)? };
             continue;
@@ -420,6 +514,20 @@ fn fast_loop<K: Kernel, const S: u8>(
                 // SAFETY: `opp` is in its slice, not before its start (loop invariant).
                 let history = unsafe { distance(opp, bp) };
                 if offset > history {
+                    if D::EXTERNAL {
+                        // SAFETY: the length byte, if any, is readable (as
+                        // above); `ipp` stays in src, not before its start.
+                        let ip = unsafe {
+                            ipp = ipp.add(long as usize);
+                            distance(ipp, sp)
+                        };
+                        let offset_at = ip - long as usize - 2;
+                        let bytes = dict.bytes();
+                        let op = dict_match(buf, history, offset, len, bytes, offset_at, ip)?;
+                        // SAFETY: dict_match returns a position in buf.
+                        opp = unsafe { bp.add(op) };
+                        continue;
+                    }
                     // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
                     return Err(bad_offset(
                         offset,
@@ -441,6 +549,15 @@ fn fast_loop<K: Kernel, const S: u8>(
         if code != RUN_MASK {
             // A short match (at most 18 bytes): out_margin leaves room for
             // its chunks after a short literal run or a checked long one.
+            if D::EXTERNAL {
+                let len = code + MIN_MATCH;
+                // SAFETY: `opp` and `ipp` are in their slices, not before
+                // their starts (loop invariant), `ipp` past the offset.
+                if let Some(p) = unsafe { from_dict(buf, bp, opp, sp, ipp, offset, len, dict)? } {
+                    opp = p;
+                    continue;
+                }
+            }
             // SAFETY: out_margin leaves SHORT_MATCH + OVERRUN after opp.
             opp = unsafe { short_match::<K>(opp, bp, offset, code + MIN_MATCH, ipp, sp)? };
             continue;
@@ -448,11 +565,11 @@ fn fast_loop<K: Kernel, const S: u8>(
         // Long matches (not marked cold: at HC levels they are common).
         // SAFETY: `opp` is in its slice, not before its start (loop invariant).
         let history = unsafe { distance(opp, bp) };
-        if offset == 0 || offset > history {
+        if offset == 0 || offset > history + dict.bytes().len() {
             // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
             return Err(bad_offset(
                 offset,
-                history,
+                history + dict.bytes().len(),
                 unsafe { distance(ipp, sp) } - 2,
             ));
         }
@@ -477,6 +594,15 @@ fn fast_loop<K: Kernel, const S: u8>(
             RUN_MASK + MIN_MATCH + more
         };
         op = history;
+        if D::EXTERNAL && offset > op {
+            // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
+            let ip = unsafe { distance(ipp, sp) };
+            // The offset was checked above (offset_at is not used).
+            op = dict_match(buf, op, offset, len, dict.bytes(), ip, ip)?;
+            // SAFETY: dict_match returns a position in buf.
+            opp = unsafe { bp.add(op) };
+            continue;
+        }
         if len + K::OVERRUN <= oend - op {
             // SAFETY: 1 <= offset <= op, so the source is initialised history
             // in buf; op + len + OVERRUN <= oend was just checked, and
@@ -579,11 +705,11 @@ unsafe fn distance<T>(p: *const T, base: *const T) -> usize {
 #[cold]
 fn bad_offset(offset: usize, op: usize, ip: usize) -> Box<Error> {
     if offset == 0 {
-        corrupt(ip, BlockFault::OffsetZero)
+        corrupt(ip, Lz4Fault::OffsetZero)
     } else {
         corrupt(
             ip,
-            BlockFault::OffsetBeforeStart {
+            Lz4Fault::OffsetBeforeStart {
                 offset,
                 available: op,
             },
@@ -606,14 +732,82 @@ fn check_offset(offset: usize, op: usize, ip: usize) -> Decoded<()> {
 fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) -> Decoded<usize> {
     let capacity = buf.len();
     if len > capacity - op {
-        return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
+        return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity }));
     }
     if capacity - op - len < LAST_LITERALS {
         // LZ4 block format: the last 5 bytes are always literals, so a match
         // this close to the capacity means the output does not fit.
-        return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity }));
+        return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity }));
     }
     Ok(copy_match_exact(buf, op, offset, len))
+}
+
+/// In the fast loop with a dictionary: if the match of `len` bytes from
+/// `offset` back at `opp` reaches before the output buffer (which starts
+/// at `bp` and is `buf`), decode it with [`dict_match`] and return the
+/// output pointer after it; else `None`.
+///
+/// # Safety
+/// `opp` points into `buf`, not before `bp`; `ipp` points into the input
+/// starting at `sp`, just past the match offset.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn from_dict<D: Dict>(
+    buf: &mut [u8],
+    bp: *mut u8,
+    opp: *mut u8,
+    sp: *const u8,
+    ipp: *const u8,
+    offset: usize,
+    len: usize,
+    dict: D,
+) -> Decoded<Option<*mut u8>> {
+    // SAFETY: the caller's contract.
+    let (op, ip) = unsafe { (distance(opp, bp), distance(ipp, sp)) };
+    if offset <= op {
+        return Ok(None);
+    }
+    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
+    // SAFETY: dict_match returns a position in buf, which starts at bp.
+    Ok(Some(unsafe { bp.add(op) }))
+}
+
+/// A match reaching `offset - op` bytes before the output buffer, into the
+/// external dictionary `dict` (the caller checked `op < offset <= op +
+/// dict.len()`, or leaves it to this function with the offset's position
+/// `offset_at`): checked like [`exact_match`] (`ip` is the position after
+/// the match length), its first bytes copied from the dictionary's tail,
+/// the rest (a match from the buffer's start) exactly. Returns the new
+/// `op`.
+#[cold]
+#[inline(never)]
+fn dict_match(
+    buf: &mut [u8],
+    op: usize,
+    offset: usize,
+    len: usize,
+    dict: &[u8],
+    offset_at: usize,
+    ip: usize,
+) -> Decoded<usize> {
+    if offset > op + dict.len() {
+        return Err(bad_offset(offset, op + dict.len(), offset_at));
+    }
+    let capacity = buf.len();
+    if len > capacity - op || capacity - op - len < LAST_LITERALS {
+        // As in exact_match: no room, or no room for the last literals.
+        return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity }));
+    }
+    let back = offset.saturating_sub(op);
+    let from_dict = back.min(len);
+    let at = dict.len() - back;
+    buf[op..op + from_dict].copy_from_slice(&dict[at..at + from_dict]);
+    let op = op + from_dict;
+    if from_dict == len {
+        return Ok(op);
+    }
+    // Now op == offset: the rest starts at the buffer's first byte.
+    Ok(copy_match_exact(buf, op, offset, len - from_dict))
 }
 
 /// Copy `src` into `dst` (same length), without a library call for the
@@ -638,14 +832,15 @@ fn copy_exact(dst: &mut [u8], src: &[u8]) {
 /// one call for all of them, rather than a call and a return to the fast
 /// loop's entry checks for each, was a tenth of a small block's time.
 #[inline(never)]
-fn careful_steps(
+fn careful_steps<D: Dict>(
     src: &[u8],
     buf: &mut [u8],
     pos: &mut Cursor,
     resume: Option<(usize, usize)>,
+    dict: D,
 ) -> Decoded<bool> {
     loop {
-        if careful_step(src, buf, pos)? || last_literals(src, buf, pos) {
+        if careful_step(src, buf, pos, dict)? || last_literals(src, buf, pos) {
             return Ok(true);
         }
         if resume.is_some_and(|(ilimit, olimit)| pos.ip <= ilimit && pos.op <= olimit) {
@@ -657,12 +852,12 @@ fn careful_steps(
 /// Decode one sequence with exact bounds checks. Returns `true` when it was
 /// the last sequence of the block.
 #[inline(always)]
-fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
+fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) -> Decoded<bool> {
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, op) = (pos.ip, pos.op);
     let Some(&token) = src.get(ip) else {
-        return Err(corrupt(ip, BlockFault::Truncated));
+        return Err(corrupt(ip, Lz4Fault::Truncated));
     };
     let token = token as usize;
     ip += 1;
@@ -680,14 +875,14 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
             // small) or the input ends too soon for a following offset,
             // token and last literals (it was cut short).
             let fault = if lit > in_left || lit + MF_LIMIT <= out_left {
-                BlockFault::Truncated
+                Lz4Fault::Truncated
             } else {
-                BlockFault::OutputTooSmall { capacity: oend }
+                Lz4Fault::OutputTooSmall { capacity: oend }
             };
             return Err(corrupt(ip, fault));
         }
         if lit > out_left {
-            return Err(corrupt(ip, BlockFault::OutputTooSmall { capacity: oend }));
+            return Err(corrupt(ip, Lz4Fault::OutputTooSmall { capacity: oend }));
         }
         // `decode` and `careful_steps` try `last_literals` first, so from there
         // only the errors above are reached; this keeps the step complete.
@@ -701,14 +896,17 @@ fn careful_step(src: &[u8], buf: &mut [u8], pos: &mut Cursor) -> Decoded<bool> {
     let op = op + lit;
     // in_left - lit >= LITERAL_INPUT_GUARD, so the offset is in bounds.
     let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
-    check_offset(offset, op, ip)?;
+    check_offset(offset, op + dict.bytes().len(), ip)?;
     ip += 2;
     let mut len = token & 15;
     if len == RUN_MASK {
         len += read_length(src, &mut ip, iend - MATCH_LENGTH_INPUT_GUARD)?;
     }
     len += MIN_MATCH;
-    pos.op = if offset >= 8 && len <= 16 && oend - op >= 16 + LAST_LITERALS {
+    pos.op = if D::EXTERNAL && offset > op {
+        // check_offset checked the offset (offset_at is not used).
+        dict_match(buf, op, offset, len, dict.bytes(), ip, ip)?
+    } else if offset >= 8 && len <= 16 && oend - op >= 16 + LAST_LITERALS {
         // A short match with room after it (the first sequence of a block,
         // which the fast loop leaves to this step, often has one): two
         // 8-byte pieces, each reading only bytes written before it.

@@ -196,16 +196,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Result<usize> {
-    if dict.is_empty() {
-        return decompress_into(src, dst);
-    }
-    let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE)..];
-    let mut buf = vec![0u8; dict.len() + dst.len()];
-    buf[..dict.len()].copy_from_slice(dict);
-    let n =
-        with_thread_decoder(|d| d.decode_with_prefix(src, &mut buf, dict.len())).map_err(|e| *e)?;
-    dst[..n].copy_from_slice(&buf[dict.len()..dict.len() + n]);
-    Ok(n)
+    with_thread_decoder(|d| d.decompress_with_dict_into(src, dict, dst))
 }
 
 /// Decompress `src` into a new vector of at most `max_size` bytes (an

@@ -5,7 +5,7 @@
 //! [`Kernel`] id and its row in [`KERNELS`]: the variant list, names, widths,
 //! CPU requirements and entry points all come from the table.
 
-use super::decompress::{Decoded, MATCH_ONLY, MEDIUM, PLAIN, decode};
+use super::decompress::{Decoded, MATCH_ONLY, MEDIUM, PLAIN, decode, decode_dict};
 use crate::cpu::{self, Isa};
 use crate::kernels::portable::Portable;
 use std::sync::OnceLock;
@@ -13,6 +13,17 @@ use std::sync::OnceLock;
 /// A decode entry point: `(src, buf, start)` decodes `src` into
 /// `buf[start..]` with `buf[..start]` as history.
 pub(crate) type DecodeFn = fn(&[u8], &mut [u8], usize) -> Decoded<usize>;
+
+/// A decode entry point with an external dictionary: `(src, dict, dst)`
+/// decodes `src` into `dst`, matches before `dst` reading `dict`'s end.
+pub(crate) type DictDecodeFn = fn(&[u8], &[u8], &mut [u8]) -> Decoded<usize>;
+
+/// A kernel's decode loop entry points, per shape: without and with an
+/// external dictionary.
+struct Entries {
+    plain: [DecodeFn; 3],
+    dict: [DictDecodeFn; 3],
+}
 
 /// The shape of the decode loop a [`Variant`] runs (see [`Variant`]):
 /// tuning detail, not a stable API (variants are chosen by name).
@@ -69,18 +80,26 @@ struct KernelRow {
     names: [&'static str; 3],
     width: usize,
     isa: Isa,
-    entries: Option<[DecodeFn; 3]>,
+    entries: Option<Entries>,
 }
 
-/// The kernel's decode loop in the three shapes, each through `$entry`
-/// (the plain loop, or a `#[target_feature]` wrapper).
+/// The kernel's decode loop in the three shapes, each through `$plain`
+/// and, with a dictionary, `$dict` (the loop itself, or `#[target_feature]`
+/// wrappers).
 macro_rules! shapes {
-    ($($entry:ident)::+, $kernel:ty) => {
-        [
-            $($entry)::+::<$kernel, PLAIN> as DecodeFn,
-            $($entry)::+::<$kernel, MATCH_ONLY>,
-            $($entry)::+::<$kernel, MEDIUM>,
-        ]
+    ($($plain:ident)::+, $($dict:ident)::+, $kernel:ty) => {
+        Entries {
+            plain: [
+                $($plain)::+::<$kernel, PLAIN> as DecodeFn,
+                $($plain)::+::<$kernel, MATCH_ONLY>,
+                $($plain)::+::<$kernel, MEDIUM>,
+            ],
+            dict: [
+                $($dict)::+::<$kernel, PLAIN> as DictDecodeFn,
+                $($dict)::+::<$kernel, MATCH_ONLY>,
+                $($dict)::+::<$kernel, MEDIUM>,
+            ],
+        }
     };
 }
 
@@ -97,76 +116,79 @@ macro_rules! on_arch {
 }
 
 /// Every kernel this build knows, indexed by [`Kernel`].
-const KERNELS: [KernelRow; 10] = [
+static KERNELS: [KernelRow; 10] = [
     KernelRow {
         kernel: Kernel::Portable8,
         names: ["portable8", "portable8m", "portable8h"],
         width: 8,
         isa: Isa::Baseline,
-        entries: Some(shapes!(decode, Portable<8>)),
+        entries: Some(shapes!(decode, decode_dict, Portable<8>)),
     },
     KernelRow {
         kernel: Kernel::Portable16,
         names: ["portable16", "portable16m", "portable16h"],
         width: 16,
         isa: Isa::Baseline,
-        entries: Some(shapes!(decode, Portable<16>)),
+        entries: Some(shapes!(decode, decode_dict, Portable<16>)),
     },
     KernelRow {
         kernel: Kernel::Portable32,
         names: ["portable32", "portable32m", "portable32h"],
         width: 32,
         isa: Isa::Baseline,
-        entries: Some(shapes!(decode, Portable<32>)),
+        entries: Some(shapes!(decode, decode_dict, Portable<32>)),
     },
     KernelRow {
         kernel: Kernel::Portable64,
         names: ["portable64", "portable64m", "portable64h"],
         width: 64,
         isa: Isa::Baseline,
-        entries: Some(shapes!(decode, Portable<64>)),
+        entries: Some(shapes!(decode, decode_dict, Portable<64>)),
     },
     KernelRow {
         kernel: Kernel::Ssse3x16,
         names: ["ssse3-16", "ssse3-16m", "ssse3-16h"],
         width: 16,
         isa: Isa::Ssse3,
-        entries: on_arch!("x86_64", shapes!(x86::ssse3, x86::Ssse3)),
+        entries: on_arch!("x86_64", shapes!(x86::ssse3, x86::ssse3_dict, x86::Ssse3)),
     },
     KernelRow {
         kernel: Kernel::Avx2x32,
         names: ["avx2-32", "avx2-32m", "avx2-32h"],
         width: 32,
         isa: Isa::Avx2,
-        entries: on_arch!("x86_64", shapes!(x86::avx2, x86::Avx2)),
+        entries: on_arch!("x86_64", shapes!(x86::avx2, x86::avx2_dict, x86::Avx2)),
     },
     KernelRow {
         kernel: Kernel::Avx512x64,
         names: ["avx512-64", "avx512-64m", "avx512-64h"],
         width: 64,
         isa: Isa::Avx512Vbmi,
-        entries: on_arch!("x86_64", shapes!(x86::avx512, x86::Avx512Vbmi)),
+        entries: on_arch!(
+            "x86_64",
+            shapes!(x86::avx512, x86::avx512_dict, x86::Avx512Vbmi)
+        ),
     },
     KernelRow {
         kernel: Kernel::Neon16,
         names: ["neon16", "neon16m", "neon16h"],
         width: 16,
         isa: Isa::Neon,
-        entries: on_arch!("aarch64", shapes!(decode, arm::Neon<1>)),
+        entries: on_arch!("aarch64", shapes!(decode, decode_dict, arm::Neon<1>)),
     },
     KernelRow {
         kernel: Kernel::Neon32,
         names: ["neon32", "neon32m", "neon32h"],
         width: 32,
         isa: Isa::Neon,
-        entries: on_arch!("aarch64", shapes!(decode, arm::Neon<2>)),
+        entries: on_arch!("aarch64", shapes!(decode, decode_dict, arm::Neon<2>)),
     },
     KernelRow {
         kernel: Kernel::Neon64,
         names: ["neon64", "neon64m", "neon64h"],
         width: 64,
         isa: Isa::Neon,
-        entries: on_arch!("aarch64", shapes!(decode, arm::Neon<4>)),
+        entries: on_arch!("aarch64", shapes!(decode, decode_dict, arm::Neon<4>)),
     },
 ];
 
@@ -196,6 +218,10 @@ const ALL_VARIANTS: [Variant; 3 * KERNELS.len()] = {
     all
 };
 
+// The accessors that read KERNELS are neither `const` nor inlinable
+// into other crates: a body that other crates may inline makes the table,
+// and through its entry points the whole decode loop, exported symbols,
+// which the loop then calls through the GOT instead of directly.
 impl Kernel {
     /// This kernel's row of [`KERNELS`].
     const fn row(self) -> &'static KernelRow {
@@ -203,12 +229,14 @@ impl Kernel {
     }
 
     /// Copy width in bytes.
-    pub const fn width(self) -> usize {
+    #[inline(never)]
+    pub fn width(self) -> usize {
         self.row().width
     }
 
     /// Whether the kernel is plain Rust (no SIMD instruction set).
-    pub const fn is_portable(self) -> bool {
+    #[inline(never)]
+    pub fn is_portable(self) -> bool {
         matches!(self.row().isa, Isa::Baseline)
     }
 }
@@ -261,7 +289,8 @@ impl Variant {
     }
 
     /// Short name, as used by the CLI and in benchmark tables.
-    pub const fn name(self) -> &'static str {
+    #[inline(never)]
+    pub fn name(self) -> &'static str {
         self.kernel.row().names[self.shape as usize]
     }
 
@@ -288,7 +317,7 @@ impl Variant {
     }
 
     /// Copy width in bytes.
-    pub const fn width(self) -> usize {
+    pub fn width(self) -> usize {
         self.kernel.width()
     }
 
@@ -347,7 +376,7 @@ impl Variant {
     }
 
     /// Whether the kernel is plain Rust (no SIMD instruction set).
-    pub const fn is_portable(self) -> bool {
+    pub fn is_portable(self) -> bool {
         self.kernel.is_portable()
     }
 
@@ -380,7 +409,17 @@ impl Variant {
         if !cpu::has(row.isa) {
             return None;
         }
-        Some(row.entries?[self.shape as usize])
+        Some(row.entries.as_ref()?.plain[self.shape as usize])
+    }
+
+    /// The entry point with an external dictionary, where [`Variant::entry`]
+    /// has one (the same row and the same instruction set).
+    pub(crate) fn dict_entry(self) -> Option<DictDecodeFn> {
+        let row = self.kernel.row();
+        if !cpu::has(row.isa) {
+            return None;
+        }
+        Some(row.entries.as_ref()?.dict[self.shape as usize])
     }
 }
 
@@ -408,72 +447,63 @@ mod x86 {
     //! x86-64 entry points: each wraps the whole decode loop in a
     //! `#[target_feature]` function, because features do not inline across
     //! that boundary. The safe wrappers are reachable only through
-    //! [`super::KERNELS`], whose entries [`super::Variant::entry`] hands
-    //! out only once the row's instruction set was detected.
-    use super::{Decoded, decode};
+    //! [`super::KERNELS`], whose entries [`super::Variant::entry`] and
+    //! [`super::Variant::dict_entry`] hand out only once the row's
+    //! instruction set was detected.
+    use super::Decoded;
     use crate::kernels::Kernel;
     pub(super) use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
+    use crate::lz4::block::decompress::{Dict, ExtDict, NoDict, decode_with};
 
-    #[target_feature(enable = "ssse3")]
-    fn ssse3_loop<K: Kernel, const S: u8>(
-        src: &[u8],
-        buf: &mut [u8],
-        start: usize,
-    ) -> Decoded<usize> {
-        decode::<K, S>(src, buf, start)
+    /// The safe entry points (without and with a dictionary) of one
+    /// `#[target_feature]` loop.
+    macro_rules! wrappers {
+        ($features:literal, $isa:literal, $looped:ident, $plain:ident, $dict:ident) => {
+            #[target_feature(enable = $features)]
+            fn $looped<K: Kernel, const S: u8, D: Dict>(
+                src: &[u8],
+                buf: &mut [u8],
+                start: usize,
+                dict: D,
+            ) -> Decoded<usize> {
+                decode_with::<K, S, D>(src, buf, start, dict)
+            }
+
+            #[doc = concat!("The ", $isa, " loop of kernel `K` in shape `S`.")]
+            pub(super) fn $plain<K: Kernel, const S: u8>(
+                src: &[u8],
+                buf: &mut [u8],
+                start: usize,
+            ) -> Decoded<usize> {
+                // SAFETY: only reachable through a KERNELS row requiring
+                // this instruction set, handed out by Variant::entry after
+                // cpu::has detected it.
+                unsafe { $looped::<K, S, NoDict>(src, buf, start, NoDict) }
+            }
+
+            #[doc = concat!("The ", $isa, " loop of kernel `K` in shape `S`, with a dictionary.")]
+            pub(super) fn $dict<K: Kernel, const S: u8>(
+                src: &[u8],
+                dict: &[u8],
+                dst: &mut [u8],
+            ) -> Decoded<usize> {
+                // SAFETY: only reachable through a KERNELS row requiring
+                // this instruction set, handed out by Variant::dict_entry
+                // after cpu::has detected it.
+                unsafe { $looped::<K, S, ExtDict<'_>>(src, dst, 0, ExtDict(dict)) }
+            }
+        };
     }
 
-    #[target_feature(enable = "avx2")]
-    fn avx2_loop<K: Kernel, const S: u8>(
-        src: &[u8],
-        buf: &mut [u8],
-        start: usize,
-    ) -> Decoded<usize> {
-        decode::<K, S>(src, buf, start)
-    }
-
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    fn avx512_loop<K: Kernel, const S: u8>(
-        src: &[u8],
-        buf: &mut [u8],
-        start: usize,
-    ) -> Decoded<usize> {
-        decode::<K, S>(src, buf, start)
-    }
-
-    /// The SSSE3 loop of kernel `K` in shape `S`.
-    pub(super) fn ssse3<K: Kernel, const S: u8>(
-        src: &[u8],
-        buf: &mut [u8],
-        start: usize,
-    ) -> Decoded<usize> {
-        // SAFETY: only reachable through a KERNELS row requiring SSSE3,
-        // handed out by Variant::entry after cpu::has(Isa::Ssse3).
-        unsafe { ssse3_loop::<K, S>(src, buf, start) }
-    }
-
-    /// The AVX2 loop of kernel `K` in shape `S`.
-    pub(super) fn avx2<K: Kernel, const S: u8>(
-        src: &[u8],
-        buf: &mut [u8],
-        start: usize,
-    ) -> Decoded<usize> {
-        // SAFETY: only reachable through a KERNELS row requiring AVX2,
-        // handed out by Variant::entry after cpu::has(Isa::Avx2).
-        unsafe { avx2_loop::<K, S>(src, buf, start) }
-    }
-
-    /// The AVX-512 (F, BW, VBMI) loop of kernel `K` in shape `S`.
-    pub(super) fn avx512<K: Kernel, const S: u8>(
-        src: &[u8],
-        buf: &mut [u8],
-        start: usize,
-    ) -> Decoded<usize> {
-        // SAFETY: only reachable through a KERNELS row requiring AVX-512
-        // F/BW/VBMI, handed out by Variant::entry after
-        // cpu::has(Isa::Avx512Vbmi).
-        unsafe { avx512_loop::<K, S>(src, buf, start) }
-    }
+    wrappers!("ssse3", "SSSE3", ssse3_loop, ssse3, ssse3_dict);
+    wrappers!("avx2", "AVX2", avx2_loop, avx2, avx2_dict);
+    wrappers!(
+        "avx512f,avx512bw,avx512vbmi",
+        "AVX-512 (F, BW, VBMI)",
+        avx512_loop,
+        avx512,
+        avx512_dict
+    );
 }
 
 #[cfg(test)]
