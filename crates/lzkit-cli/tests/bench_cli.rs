@@ -11,6 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use lzkit::lz4::block::Variant;
 use tempfile::TempDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lzkit");
@@ -247,6 +248,11 @@ fn json_parses_and_describes_every_file_of_a_directory() {
     assert_eq!(settings.get("stat").str(), "min");
     assert!(settings.get("compressor").str().contains("lzkit"));
     assert!(settings.get("compressor").str().contains("level 9"));
+    // Every variant of the table is either run or reported as skipped.
+    let names = |key| -> Vec<&str> { settings.get(key).arr().iter().map(|v| v.str()).collect() };
+    let (run, skipped) = (names("variants"), names("skipped"));
+    assert_eq!(run.len() + skipped.len(), Variant::ALL.len());
+    assert!(skipped.iter().all(|s| !run.contains(s)));
     let files = json.get("files").arr();
     assert_eq!(files.len(), 2);
     assert_eq!(files[0].get("file").str(), "a.bin");

@@ -389,6 +389,13 @@ impl Report {
             "max, best = fastest fixed variant; adapt_boost = adapt/ref; max_boost = max/ref; \
              adapt_over_max = adapt/max; memcpy = copying the decoded bytes (the ceiling)"
                 .to_string(),
+            format!(
+                "skipped (this CPU cannot run them): {}",
+                match skipped(&s.variants).as_slice() {
+                    [] => "none".to_string(),
+                    vs => names(vs),
+                }
+            ),
         ]
     }
 
@@ -593,6 +600,7 @@ impl Report {
                     json_str("GB/s (10^9 decompressed bytes per second)")
                 ),
                 ("variants", names(&s.variants)),
+                ("skipped", names(&skipped(&s.variants))),
                 ("candidates", names(&s.candidates)),
             ])
         );
@@ -699,6 +707,16 @@ fn pulls<'a>(adapt: &'a AdaptOutcome, candidates: &'a [Variant]) -> impl Iterato
             .find(|a| a.variant == v)
             .map_or(0, |a| a.blocks)
     })
+}
+
+/// The variants of the table that are not among `run` (those this CPU
+/// cannot run): reported, never replaced by another.
+fn skipped(run: &[Variant]) -> Vec<Variant> {
+    Variant::ALL
+        .iter()
+        .filter(|v| !run.contains(v))
+        .copied()
+        .collect()
 }
 
 #[cfg(test)]
