@@ -35,6 +35,27 @@ static VOTES: Votes = Votes::new();
 ///
 /// Every variant decodes exactly the same bytes and accepts exactly the same
 /// blocks; they differ only in speed.
+///
+/// ```
+/// use lzkit::lz4::block::{self, Decoder, Kernel, Variant};
+///
+/// // One decoder per stream (a column, a file): it learns as it goes.
+/// let column: Vec<u8> = (0u32..50_000).flat_map(|i| (i / 100).to_le_bytes()).collect();
+/// let blocks: Vec<Vec<u8>> = column.chunks(64 << 10).map(|c| block::compress(c, 1)).collect();
+/// let mut decoder = Decoder::new();
+/// let mut out = vec![0u8; 64 << 10];
+/// let mut back = Vec::new();
+/// for b in &blocks {
+///     let n = decoder.decompress_into(b, &mut out)?;
+///     back.extend_from_slice(&out[..n]);
+/// }
+/// assert_eq!(back, column);
+///
+/// // A fixed variant (tests, benchmarks); one this CPU cannot run is an error.
+/// let mut portable = Decoder::with_variant(Variant::plain(Kernel::Portable16))?;
+/// assert_eq!(portable.decompress_into(&blocks[0], &mut out)?, 64 << 10);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Decoder {
     policy: Policy<Variant, DecodeFn>,
@@ -171,6 +192,20 @@ impl Decoder {
     /// The dictionary loop is a separate instantiation of each variant,
     /// chosen by its own policy, which starts from what this decoder
     /// learned without a dictionary.
+    ///
+    /// ```
+    /// use lzkit::lz4::block::{self, Decoder};
+    ///
+    /// let dict = b"GET /index.html HTTP/1.1\r\nHost: example.org\r\n".repeat(4);
+    /// let request = b"GET /about.html HTTP/1.1\r\nHost: example.org\r\n";
+    /// let packed = block::compress_with_dict(request, &dict, 1);
+    /// let mut d = Decoder::new();
+    /// let mut out = vec![0u8; request.len()];
+    /// let n = d.decompress_with_dict_into(&packed, &dict, &mut out)?;
+    /// assert_eq!(&out[..n], &request[..]);
+    /// assert_eq!(d.decompress_with_dict(&packed, &dict, 4096)?, request);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
     pub fn decompress_with_dict_into(
         &mut self,
         src: &[u8],
