@@ -163,7 +163,9 @@ unsafe fn copy_as<T: Copy>(dst: *mut u8, src: *const u8) {
 /// (the bytes just before the destination) across 64 bytes:
 /// `t[o][i] = n - o + i % o`. Loading the window so that it ends at the
 /// destination reads only bytes already written, never the scratch bytes
-/// past it, which would also defeat store-to-load forwarding.
+/// past it, which would also defeat store-to-load forwarding. Only the SIMD
+/// kernels (x86-64, AArch64) use these tables.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 const fn end_index<const N: usize>() -> [[u8; 64]; N] {
     let mut t = [[0u8; 64]; N];
     let mut o = 1;
@@ -179,6 +181,7 @@ const fn end_index<const N: usize>() -> [[u8; 64]; N] {
 }
 
 /// [`end_index`] for a 16-byte window (offsets 1..16).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) static END_INDEX_16: [[u8; 64]; 16] = end_index::<16>();
 /// [`end_index`] for a 64-byte window (offsets 1..64).
 #[cfg(target_arch = "x86_64")]
