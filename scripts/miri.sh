@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the portable decoder paths' unit tests under Miri (undefined behaviour,
+# Run a decoder test sized for Miri on the portable paths (undefined behaviour,
 # out-of-bounds and aliasing checks). Under Miri no SIMD feature is detected
 # at run time, so every decode goes through the portable kernels.
 # Exit codes: 0 passed, 1 Miri found a problem or a test failed, 2 Miri could
