@@ -66,8 +66,37 @@ pub struct Options {
     /// Display level as in lz4: 0 silent, 1 errors, 2 warnings and progress
     /// (default), 3 summaries (`-v`), 4 details (`-vv`).
     pub verbosity: i32,
+    /// `-r`: inputs that are directories are walked (implies `-m`).
+    pub recursive: bool,
+    /// `-o FILE`: the output of the one input (zstd's option).
+    pub output: Option<OsString>,
+    /// `--exclude-compressed`: skip inputs in compressed formats when
+    /// compressing (zstd's option).
+    pub exclude_compressed: bool,
+    /// `--progress` / `--no-progress`; `None` means the display level
+    /// decides, and only on a terminal.
+    pub progress: Option<bool>,
+    /// `--no-crc`: write no checksums and verify none when decoding.
+    pub verify_checksums: bool,
+    /// `-b#`, `-e#`, `-i#`: lz4's benchmark mode.
+    pub bench: Option<BenchRequest>,
+    /// The number of the last `-B#` as given (a code 4-7 or bytes), for the
+    /// benchmark mode, which cuts files into blocks of any size.
+    pub block_arg: Option<u64>,
     /// File names in order, `-` meaning standard input or output.
     pub files: Vec<OsString>,
+}
+
+/// lz4's benchmark options: compression levels `begin..=end` over the
+/// files (or the built-in corpus), `rounds` timed rounds each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BenchRequest {
+    /// `-b#`: first level (default 1).
+    pub begin: Option<u64>,
+    /// `-e#`: last level (default: the first).
+    pub end: Option<u64>,
+    /// `-i#`: timed rounds.
+    pub rounds: Option<u64>,
 }
 
 impl Default for Options {
@@ -89,6 +118,13 @@ impl Default for Options {
             remove_source: false,
             multiple: false,
             verbosity: 2,
+            recursive: false,
+            output: None,
+            exclude_compressed: false,
+            progress: None,
+            verify_checksums: true,
+            bench: None,
+            block_arg: None,
             files: Vec::new(),
         }
     }
@@ -99,9 +135,9 @@ impl Default for Options {
 pub enum Command {
     /// Process files with these options.
     Run(Options),
-    /// `-h` / `--help`.
+    /// `-h`.
     Help,
-    /// `-H`: help with examples and details.
+    /// `-H` / `--help`: help with examples and details (as lz4).
     LongHelp,
     /// `-V` / `--version`.
     Version,
@@ -120,10 +156,13 @@ pub fn defaults_for_program(argv0: Option<&OsStr>) -> Options {
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
     match stem.as_deref() {
         Some("unlz4") => opts.mode = Mode::Decompress,
+        // lz4cat is lz4 -dcfm: with -f, input that is not LZ4 passes
+        // through unchanged.
         Some("lz4cat") => {
             opts.mode = Mode::Decompress;
             opts.stdout = true;
             opts.multiple = true;
+            opts.force = true;
         }
         _ => {}
     }
@@ -149,7 +188,7 @@ where
         if text == "--" {
             only_files = true;
         } else if let Some(long) = text.strip_prefix("--") {
-            if let Some(cmd) = parse_long(long, &mut opts)? {
+            if let Some(cmd) = parse_long(long, &mut args, &mut opts)? {
                 return Ok(cmd);
             }
         } else if let Some(cmd) = parse_short(&text[1..], &mut args, &mut opts)? {
@@ -159,17 +198,29 @@ where
     Ok(Command::Run(opts))
 }
 
-/// One `--name[=value]` option. Returns a command when it ends parsing.
-fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String> {
+/// Long options that take a value (`--threads=N` or `--threads N`;
+/// `--fast` takes one only attached).
+const VALUED: &[&str] = &["fast", "threads", "output"];
+
+/// One `--name[=value]` option; `--threads` and `--output` may take their
+/// value from the next argument. Returns a command when it ends parsing.
+fn parse_long<I>(long: &str, rest: &mut I, opts: &mut Options) -> Result<Option<Command>, String>
+where
+    I: Iterator<Item = OsString>,
+{
     let (name, value) = match long.split_once('=') {
-        Some((n, v)) => (n, Some(v)),
+        Some((n, v)) => (n, Some(v.to_string())),
         None => (long, None),
     };
-    // Only --fast and --threads take a value; catch `--force=1` rather
-    // than ignore it.
-    if value.is_some() && name != "fast" && name != "threads" {
+    // Catch `--force=1` rather than ignore it.
+    if value.is_some() && !VALUED.contains(&name) {
         return Err(format!("option --{name} takes no value"));
     }
+    let value = match name {
+        "threads" if value.is_none() => rest.next().map(|v| v.to_string_lossy().into_owned()),
+        _ => value,
+    };
+    let value = value.as_deref();
     match name {
         "compress" => opts.mode = Mode::Compress,
         "decompress" | "uncompress" => opts.mode = Mode::Decompress,
@@ -206,17 +257,35 @@ fn parse_long(long: &str, opts: &mut Options) -> Result<Option<Command>, String>
             let n = value
                 .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| {
-                    "option --threads needs a number of threads (--threads=#, 0 = all cores)"
+                    "option --threads needs a number of threads (--threads N, 0 = all cores)"
                         .to_string()
                 })?;
             opts.threads = Some(threads_from_number(read_number(n.as_bytes()).0));
         }
+        "output" => {
+            let v = value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                "option --output needs a file name (--output=FILE, or -o FILE)".to_string()
+            })?;
+            opts.output = Some(OsString::from(v));
+        }
+        "no-crc" => {
+            opts.content_checksum = false;
+            opts.block_checksum = false;
+            opts.verify_checksums = false;
+        }
+        "recursive" => {
+            opts.recursive = true;
+            opts.multiple = true;
+        }
+        "exclude-compressed" => opts.exclude_compressed = true,
+        "progress" => opts.progress = Some(true),
+        "no-progress" => opts.progress = Some(false),
         "favor-decSpeed" => opts.favor_dec_speed = true,
         // Accepted for compatibility with lz4 scripts. Sparse output only
         // changes how data is written, never what decodes, so ignoring it
         // is safe.
         "sparse" | "no-sparse" => {}
-        "help" => return Ok(Some(Command::Help)),
+        "help" => return Ok(Some(Command::LongHelp)),
         "version" => return Ok(Some(Command::Version)),
         _ => return Err(format!("unknown option --{name}")),
     }
@@ -263,8 +332,9 @@ where
                     }
                     i += 1;
                 }
-                if i == start {
-                    return Err("option -B needs a block size (4-7) or D, I or X".into());
+                // `-B` alone changes nothing, as in lz4.
+                if let Some(n) = last_block_number(&bytes[start..i]) {
+                    opts.block_arg = Some(n);
                 }
             }
             b'D' => {
@@ -291,7 +361,20 @@ where
             b'h' => return Ok(Some(Command::Help)),
             b'H' => return Ok(Some(Command::LongHelp)),
             b'V' => return Ok(Some(Command::Version)),
-            b'r' => return Err("option -r (recursive) is not supported".into()),
+            b'r' => {
+                opts.recursive = true;
+                opts.multiple = true;
+            }
+            b'o' => {
+                let path = if i < bytes.len() {
+                    OsString::from(&cluster[i..])
+                } else {
+                    rest.next()
+                        .ok_or_else(|| "option -o needs an output file name".to_string())?
+                };
+                opts.output = Some(path);
+                return Ok(None);
+            }
             b'T' => {
                 // `-T#`; lz4 reads a missing number as 0 (all cores).
                 let (n, used) = read_number(&bytes[i..]);
@@ -299,10 +382,18 @@ where
                 opts.threads = Some(threads_from_number(n));
             }
             b'b' | b'e' | b'i' => {
-                return Err(format!(
-                    "option -{} (benchmark) is not supported",
-                    c as char
-                ));
+                // lz4's benchmark mode: -b# first level, -e# last level,
+                // -i# rounds; a missing number is 1 as in lz4 (-b alone
+                // benchmarks level 1).
+                let (n, used) = read_number(&bytes[i..]);
+                let n = if used == 0 { 1 } else { n };
+                i += used;
+                let bench = opts.bench.get_or_insert_with(BenchRequest::default);
+                match c {
+                    b'b' => bench.begin = Some(n),
+                    b'e' => bench.end = Some(n),
+                    _ => bench.rounds = Some(n),
+                }
             }
             _ => {
                 let shown = cluster[i - 1..].chars().next().unwrap_or('?');
@@ -311,6 +402,23 @@ where
         }
     }
     Ok(None)
+}
+
+/// The last number in a `-B` cluster (`-B4D` gives 4, `-B65536` 65536):
+/// what the benchmark front passes on as its block size.
+fn last_block_number(cluster: &[u8]) -> Option<u64> {
+    let mut last = None;
+    let mut i = 0;
+    while i < cluster.len() {
+        if cluster[i].is_ascii_digit() {
+            let (n, used) = read_number(&cluster[i..]);
+            last = Some(n);
+            i += used;
+        } else {
+            i += 1;
+        }
+    }
+    last
 }
 
 /// Read the decimal number at the start of `digits` (which starts with a
@@ -394,7 +502,7 @@ mod tests {
         assert_eq!(o.block_size, BlockSize::Max256KB);
         assert_eq!(o.block_mode, BlockMode::Independent);
         assert_eq!(run(&["-B100000"]).block_size, BlockSize::Max256KB);
-        assert!(parse(["-B"].map(OsString::from), Options::default()).is_err());
+        assert_eq!(run(&["-B"]).block_size, BlockSize::Max4MB);
         assert!(parse(["-B9"].map(OsString::from), Options::default()).is_err());
     }
 
@@ -411,6 +519,11 @@ mod tests {
         );
         assert_eq!(run(&["-T100000"]).threads, Some(MAX_THREADS));
         assert_eq!(run(&["--threads=3"]).threads, Some(3));
+        assert_eq!(run(&["--threads", "3", "x"]).threads, Some(3));
+        assert_eq!(
+            run(&["--threads", "3", "x"]).files,
+            vec![OsString::from("x")]
+        );
         for bad in ["--threads", "--threads=", "--threads=x", "--threads=-1"] {
             assert!(
                 parse([bad].map(OsString::from), Options::default()).is_err(),

@@ -21,18 +21,21 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use args::Command;
-use report::PROGRAM;
+use report::{PROGRAM, eprint_line};
 
 /// A subcommand: receives the arguments after its name.
 type Subcommand = fn(Vec<OsString>) -> ExitCode;
 
 /// Subcommands dispatched on the first argument (planned: `bench`, `probe`,
 /// `recompress`). The lz4-style interface keeps every other first argument,
-/// so a file with a subcommand's name must then be written `./NAME`.
+/// so a file with a subcommand's name is written `./NAME` or after `--`
+/// (`lzkit -- bench`).
 const SUBCOMMANDS: &[(&str, Subcommand)] = &[("bench", bench::main)];
 
 /// Run the command with the process's arguments.
 pub fn main() -> ExitCode {
+    // Before anything opens a file (the interrupt handler opens a pipe).
+    output::guard_standard_streams();
     let mut argv = std::env::args_os();
     let argv0 = argv.next();
     let rest: Vec<OsString> = argv.collect();
@@ -46,31 +49,70 @@ pub fn main() -> ExitCode {
 
     let defaults = args::defaults_for_program(argv0.as_deref());
     match args::parse(rest, defaults) {
-        Ok(Command::Run(opts)) => {
-            if run::run(opts) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
+        Ok(Command::Run(opts)) if opts.bench.is_some() => bench::main(bench_arguments(&opts)),
+        Ok(Command::Run(opts)) => match run::run(opts) {
+            run::Outcome::Success => ExitCode::SUCCESS,
+            run::Outcome::Failure => ExitCode::FAILURE,
+            run::Outcome::BrokenPipe => ExitCode::from(BROKEN_PIPE_STATUS),
+        },
         Ok(Command::Help) => print_stdout(&short_help()),
         Ok(Command::LongHelp) => print_stdout(&format!("{}{}", short_help(), LONG_HELP)),
         Ok(Command::Version) => print_stdout(&format!("{PROGRAM} {}\n", env!("CARGO_PKG_VERSION"))),
         Err(msg) => {
-            eprintln!("{PROGRAM}: {msg}");
-            eprintln!("Try '{PROGRAM} -h' for help.");
+            eprint_line(format_args!("{PROGRAM}: {msg}"));
+            eprint_line(format_args!("Try '{PROGRAM} -h' for help."));
             ExitCode::FAILURE
         }
     }
 }
 
+/// Exit status when standard output's reader went away: what a shell
+/// reports for `lz4` or `zstd` killed by `SIGPIPE` (128 + 13).
+const BROKEN_PIPE_STATUS: u8 = 141;
+
 /// Print help or version text; a closed stdout is an error, not a panic.
 fn print_stdout(text: &str) -> ExitCode {
     use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::FAILURE,
+    let written = output::stdout_writer()
+        .ok()
+        .is_some_and(|mut out| out.write_all(text.as_bytes()).is_ok());
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
+}
+
+/// lz4's benchmark options (`-b#`, `-e#`, `-i#`, `-B#`) as arguments of
+/// `lzkit bench --compress`: levels `-b` to `-e` (lz4's defaults: level 1,
+/// and `-e` the same as `-b`), `-i` timed rounds, files cut into `-B`
+/// blocks (a code 4-7 or a size in bytes).
+fn bench_arguments(opts: &args::Options) -> Vec<OsString> {
+    let req = opts.bench.clone().unwrap_or_default();
+    let clamp = |n: u64| lzkit::lz4::Level::saturating(n).get();
+    let begin = clamp(req.begin.unwrap_or(1).max(1));
+    let end = clamp(req.end.unwrap_or(0)).max(begin);
+    let mut out: Vec<OsString> = vec![
+        "--compress".into(),
+        format!("-b{begin}").into(),
+        format!("-e{end}").into(),
+    ];
+    if let Some(rounds) = req.rounds {
+        out.push(format!("-i{}", rounds.max(1)).into());
+    }
+    if let Some(n) = opts.block_arg {
+        let bytes = match n {
+            4..=7 => 1u64 << (8 + 2 * n),
+            n => n,
+        };
+        out.push(format!("-B{bytes}").into());
+    }
+    if opts.verbosity < 2 {
+        out.push("-q".into());
+    }
+    out.push("--".into());
+    out.extend(opts.files.iter().cloned());
+    out
 }
 
 /// `-h`.
@@ -81,14 +123,16 @@ fn short_help() -> String {
 
 Usage: {PROGRAM} [OPTIONS] [INPUT [OUTPUT]]
        {PROGRAM} -m [OPTIONS] FILE...
+       {PROGRAM} -b# [-e#] [-i#] [FILE...]   compression benchmark, as lz4
+       {PROGRAM} bench [OPTIONS] [FILE...]   decoder benchmark ({PROGRAM} bench -h)
 
 With no INPUT, or when INPUT is - or stdin, read standard input (and write
 standard output). OUTPUT may be - or stdout (standard output) or null
 (discard). Without OUTPUT, FILE is compressed to FILE.lz4 and FILE.lz4 is
-decompressed to FILE.
+decompressed to FILE. A file named bench is written ./bench or -- bench.
 
 Operations:
-  -z, --compress         compress (default, but without -m *.lz4 inputs are
+  -z, --compress         compress (default; inputs all named *.lz4 are
                          decompressed, as lz4 does)
   -d, --decompress       decompress (also --uncompress)
   -t, --test             decode and check integrity, write nothing
@@ -96,13 +140,18 @@ Operations:
 
 Input and output:
   -c, --stdout           write to standard output (also --to-stdout)
+  -o FILE                write the output to FILE (also --output=FILE)
   -m, --multiple         every name is an input, each with its own output
-  -f, --force            overwrite existing files; read from a terminal
+  -r, --recursive        process the files in directories (implies -m)
+      --exclude-compressed  skip files already compressed (.gz, .zst, .jpg...)
+  -f, --force            overwrite existing files; read from a terminal;
+                         with -dc, pass data that is not LZ4 through
   -k, --keep             keep the source files (default)
       --rm               remove each source after success
-  -q, --quiet            no warnings or progress; twice: no errors either
+  -q, --quiet            no warnings, summary or progress; twice: no errors
   -v, --verbose          summary per file; twice: settings too
-  -h, --help             this help; -H: more details
+      --[no-]progress    progress line even when stderr is not a terminal
+  -h                     this help; -H, --help: more details
   -V, --version          version
 
 Compression:
@@ -116,12 +165,16 @@ Compression:
   -BI                    independent blocks (default)
   -BX                    block checksums
       --no-frame-crc     no content checksum (--frame-crc: on, the default)
+      --no-crc           no checksums written; none verified when decoding
       --content-size     store the original size (files only)
       --no-content-size  do not store it (default)
   -l                     legacy format (Linux kernel)
   -D FILE                dictionary (compression and decompression)
   -T#, --threads=#       worker threads (default: LZ4_NBWORKERS, else all
                          cores; also for -d/-t of independent-block frames)
+
+Benchmark (lz4's): -b# first level (default 1), -e# last level, -i# timed
+rounds, -B# block size (4-7 or bytes); FILEs or a built-in corpus.
 ",
         version = env!("CARGO_PKG_VERSION")
     )
@@ -131,23 +184,47 @@ Compression:
 const LONG_HELP: &str = "
 Details:
   Short options combine: -9fc is -9 -f -c, -B4DX is -B4 -BD -BX, -vd is -v -d.
-  -B also takes a size in bytes of 32 or more, rounded up to 64 KiB..4 MiB.
-  -Dfile and -D file are the same. Options after -- are file names.
+  -B also takes a size in bytes of 32 or more, rounded up to 64 KiB..4 MiB;
+  -B alone changes nothing, as in lz4.
+  -Dfile and -D file are the same; so are -ofile and -o file. Options after
+  -- are file names. --threads N is --threads=N.
   --sparse and --no-sparse are accepted and ignored.
-  Invoked as unlz4 it decompresses; as lz4cat it decompresses to stdout.
+  Invoked as unlz4 it decompresses; as lz4cat it is lzkit -dcfm.
+  Without -z or -d, inputs named *.lz4 are decompressed and others
+  compressed; inputs of both kinds in one run are an error (say -d or -z).
+  With -r, directories are walked (symbolic links are not followed): files
+  in them ending in .lz4 are skipped when compressing, others when
+  decompressing.
+  A single file prints a summary line, as lz4 does (not with -q, nor when
+  writing to stdout); -v prints it for every file.
+  -dcf copies input that does not start with an LZ4 magic number to stdout
+  unchanged (lz4cat, zcat -f); garbage after LZ4 frames is still an error.
+  --content-size reads files up to 16 MiB before compressing them, so that
+  files in /proc and /sys, which report wrong sizes, store their real size.
 
 Safety:
   Output files are written under a temporary name in the same directory and
   renamed only when complete: on any error, Ctrl-C, SIGTERM or SIGHUP no
   partial output is left (an interrupt exits with status 130). They get
-  the permissions and times of their source. An existing file is never
-  replaced without -f (a terminal is asked first). Compressed data is never
-  written to a terminal without -c, nor read from one without -f.
+  the permissions, times and, where permitted, the owner of their source;
+  set-user-ID and set-group-ID bits only when that owner and group could be
+  given, and never the sticky bit. An existing file is never replaced
+  without -f (a terminal is asked first). A character device or FIFO named
+  as the output (/dev/null, a named pipe) is written into, never replaced;
+  a symbolic link is followed and its target replaced, never the link; a
+  directory, block device or socket is refused. Compressed data is never
+  written to a terminal without -c (or -f), nor read from one without -f.
+  When stdout's reader goes away (lzkit -dc f | head), lzkit stops quietly
+  with status 141, as lz4 and zstd killed by SIGPIPE; a closed stdout is an
+  error.
 
 Differences from lz4:
-  lz4 writes to stdout when stdout is not a terminal and no output is named;
-  lzkit writes FILE.lz4 (use -c for stdout). With -c, or with -t, every name is
+  lz4 1.9 writes to stdout when stdout is not a terminal and no output is
+  named; lz4 1.10 and lzkit write FILE.lz4 (use -c for stdout), and use
+  stdout implicitly only for stdin input. With -c, -t or -o, every name is
   an input. Errors exit with status 1, as one line: lzkit: FILE: problem.
+  -i# counts timed rounds (lz4: seconds). A match offset of 0 is rejected
+  as the LZ4 block format specifies.
 
 Examples:
   lzkit file                     compress to file.lz4
@@ -155,4 +232,6 @@ Examples:
   lzkit -9 -BD -c file > out     compress to stdout
   generator | lzkit | consumer   pipe mode
   lzkit -m -d *.lz4              decompress several files
+  lzkit -r logs/                 compress every file under logs/
+  lzkit -b1 -e9 file             compression benchmark of levels 1 to 9
 ";

@@ -10,13 +10,14 @@
 //! file still open and exits with status 130, as zstd does.
 
 use std::fs::{self, FileTimes, Metadata};
-use std::io::{self, BufWriter, StdoutLock, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use tempfile::NamedTempFile;
 
-use super::report::{Failure, PROGRAM};
+use super::report::{Failure, PROGRAM, describe_io, eprint_line};
 
 /// Size of the output buffer: large writes keep system calls rare.
 pub const BUFFER_SIZE: usize = 1 << 20;
@@ -55,9 +56,207 @@ impl Target {
     }
 }
 
+/// How a file output is written, decided by [`examine`] before any work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// A regular file: written under a temporary name in the directory of
+    /// `path` and renamed to `path` when complete. `replace` allows the
+    /// rename to replace an existing file there.
+    Atomic {
+        /// Where the file ends up (a symbolic link's target, resolved).
+        path: PathBuf,
+        /// Whether an existing file may be replaced.
+        replace: bool,
+    },
+    /// An existing character device or FIFO (`/dev/null`, a named pipe):
+    /// written in place, never replaced by a regular file.
+    Stream(PathBuf),
+}
+
+/// What exists at an output path.
+#[derive(Debug)]
+pub enum Existing {
+    /// Nothing: the file is created.
+    Absent,
+    /// A regular file (at `path`: the name given, or the target of the
+    /// symbolic link given).
+    Regular {
+        /// The file's resolved path.
+        path: PathBuf,
+        /// Its metadata.
+        meta: Metadata,
+    },
+    /// A character device or a FIFO, at its resolved path.
+    Stream {
+        /// The resolved path.
+        path: PathBuf,
+        /// Its metadata.
+        meta: Metadata,
+    },
+}
+
+/// Look at what `out` names. A symbolic link is followed deliberately: the
+/// rules below apply to its target, and a regular target is replaced by
+/// a rename onto the target, so the link stays a link. A directory, a
+/// block device, a socket and a link to nothing are refused: lzkit never
+/// replaces something that is not a regular file.
+pub fn examine(out: &Path) -> Result<Existing, Failure> {
+    let name = out.display().to_string();
+    let meta = match fs::symlink_metadata(out) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Absent),
+        Err(e) => return Err(Failure::io(name, &e)),
+    };
+    let (path, meta) = if meta.file_type().is_symlink() {
+        let target = fs::canonicalize(out).map_err(|_| {
+            Failure::new(
+                &name,
+                "is a symbolic link to nothing; not followed (remove it, or name its target)",
+            )
+        })?;
+        let meta = fs::metadata(&target).map_err(|e| Failure::io(&name, &e))?;
+        (target, meta)
+    } else {
+        (out.to_path_buf(), meta)
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(Existing::Regular { path, meta });
+    }
+    if kind.is_dir() {
+        return Err(Failure::new(name, "is a directory"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() || kind.is_fifo() {
+            return Ok(Existing::Stream { path, meta });
+        }
+        if kind.is_block_device() {
+            return Err(Failure::new(
+                name,
+                "is a block device; lzkit writes only to files, character devices and FIFOs",
+            ));
+        }
+        if kind.is_socket() {
+            return Err(Failure::new(name, "is a socket; cannot write to it"));
+        }
+    }
+    Err(Failure::new(name, "is not a regular file; not replaced"))
+}
+
+/// Standard output was closed when lzkit started (`lzkit -c x >&-`). Its
+/// descriptor then holds `/dev/null`, so that no file lzkit opens takes its
+/// place, and writing standard output is an error rather than lost data.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Make sure descriptors 0, 1 and 2 are open before anything else is: a
+/// closed one is filled with `/dev/null`, since otherwise the next file
+/// opened would become "standard output" and receive data meant for it.
+/// A closed standard output is remembered (see [`STDOUT_CLOSED`]).
+///
+/// On Linux the Rust runtime has already done the filling before `main`
+/// (it opens `/dev/null` read-write on a closed descriptor 0, 1 or 2), so
+/// a closed standard output shows as `/dev/null` opened read-write, which
+/// a shell redirection (`> /dev/null`) never gives.
+pub fn guard_standard_streams() {
+    #[cfg(target_os = "linux")]
+    if stdout_is_runtime_null() {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::{AsFd, AsRawFd, IntoRawFd};
+        let open = [
+            io::stdin().as_fd().try_clone_to_owned().is_ok(),
+            io::stdout().as_fd().try_clone_to_owned().is_ok(),
+            io::stderr().as_fd().try_clone_to_owned().is_ok(),
+        ];
+        for (fd, is_open) in open.into_iter().enumerate() {
+            if is_open {
+                continue;
+            }
+            if fd == 1 {
+                STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            }
+            // The lowest free descriptor is this one: the ones before it
+            // are open (or were just filled).
+            let null = fs::OpenOptions::new()
+                .read(fd == 0)
+                .write(fd != 0)
+                .open("/dev/null");
+            if let Ok(file) = null
+                && file.as_raw_fd() == fd as i32
+            {
+                // Kept open for the life of the process.
+                let _ = file.into_raw_fd();
+            }
+        }
+    }
+}
+
+/// Whether descriptor 1 is `/dev/null` opened read-write: what the Rust
+/// runtime puts in place of a closed standard output.
+#[cfg(target_os = "linux")]
+fn stdout_is_runtime_null() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(out), Ok(null)) = (fs::metadata("/proc/self/fd/1"), fs::metadata("/dev/null")) else {
+        return false;
+    };
+    if (out.dev(), out.ino(), out.rdev()) != (null.dev(), null.ino(), null.rdev()) {
+        return false;
+    }
+    // "flags:\t0100002": octal open flags; the access mode is the low 2 bits.
+    const ACCESS_MODE: u32 = 0o3;
+    const READ_WRITE: u32 = 0o2;
+    fs::read_to_string("/proc/self/fdinfo/1")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .is_some_and(|flags| flags & ACCESS_MODE == READ_WRITE)
+}
+
+/// Standard output for data: on Unix a duplicate of descriptor 1 as a
+/// plain file, whose errors are all reported (std's `Stdout` reports a
+/// closed descriptor as success).
+#[cfg(unix)]
+type StdoutWriter = fs::File;
+#[cfg(not(unix))]
+type StdoutWriter = io::Stdout;
+
+/// Open standard output for data, or say why it cannot be written.
+pub fn stdout_writer() -> Result<StdoutWriter, Failure> {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Err(Failure::new(
+            "stdout",
+            "standard output is closed; nothing can be written (redirect it, or name an output file)",
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(fs::File::from)
+            .map_err(|e| Failure::stdout(&e))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(io::stdout())
+    }
+}
+
 enum Dest {
-    Stdout(BufWriter<StdoutLock<'static>>),
+    Stdout(BufWriter<StdoutWriter>),
     Null,
+    /// A character device or FIFO, written in place.
+    Stream {
+        writer: BufWriter<fs::File>,
+    },
     File {
         writer: BufWriter<NamedTempFile>,
         path: PathBuf,
@@ -110,7 +309,9 @@ pub fn remove_on_interrupt() {
         for path in files.iter() {
             let _ = fs::remove_file(path);
         }
-        eprintln!("{PROGRAM}: interrupted; no incomplete output file was left");
+        eprint_line(format_args!(
+            "{PROGRAM}: interrupted; no incomplete output file was left"
+        ));
         std::process::exit(INTERRUPTED);
     });
 }
@@ -122,23 +323,31 @@ pub struct Sink {
 }
 
 impl Sink {
-    /// Open `target`. For a file this creates the temporary file next to it.
-    pub fn open(target: &Target) -> Result<Sink, Failure> {
-        let dest = match target {
-            Target::Stdout => {
-                Dest::Stdout(BufWriter::with_capacity(BUFFER_SIZE, io::stdout().lock()))
+    /// Open `target`; a file output is written as `placement` says (see
+    /// [`examine`]). For a regular file this creates the temporary file
+    /// next to its final name.
+    pub fn open(target: &Target, placement: Option<&Placement>) -> Result<Sink, Failure> {
+        let dest = match (target, placement) {
+            (Target::Stdout, _) => {
+                Dest::Stdout(BufWriter::with_capacity(BUFFER_SIZE, stdout_writer()?))
             }
-            Target::Null => Dest::Null,
-            Target::File(path) => {
-                let tmp = temp_file_for(path).map_err(|e| {
-                    Failure::new(
-                        target.display_name(),
-                        format!(
-                            "cannot create a temporary file in its directory: {}",
-                            super::report::describe_io(&e)
-                        ),
-                    )
-                })?;
+            (Target::Null, _) => Dest::Null,
+            (Target::File(shown), Some(Placement::Stream(path))) => {
+                let file = fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| Failure::io(shown.display().to_string(), &e))?;
+                Dest::Stream {
+                    writer: BufWriter::with_capacity(BUFFER_SIZE, file),
+                }
+            }
+            (Target::File(shown), placement) => {
+                let path = match placement {
+                    Some(Placement::Atomic { path, .. }) => path,
+                    _ => shown,
+                };
+                let tmp = temp_file_for(path)
+                    .map_err(|e| Failure::new(target.display_name(), cannot_create(path, &e)))?;
                 Dest::File {
                     _live: Live::register(tmp.path()),
                     writer: BufWriter::with_capacity(BUFFER_SIZE, tmp),
@@ -147,6 +356,17 @@ impl Sink {
             }
         };
         Ok(Sink { dest, written: 0 })
+    }
+
+    /// Whether the output is a terminal (a character device such as
+    /// `/dev/tty` named as the output file, or standard output).
+    pub fn is_terminal(&self) -> bool {
+        use std::io::IsTerminal;
+        match &self.dest {
+            Dest::Stdout(w) => w.get_ref().is_terminal(),
+            Dest::Stream { writer } => writer.get_ref().is_terminal(),
+            Dest::Null | Dest::File { .. } => false,
+        }
     }
 
     /// Bytes written so far.
@@ -158,16 +378,22 @@ impl Sink {
     /// times (when there is a source file), and move it to its final name.
     /// `overwrite` allows replacing an existing file; without it the rename
     /// fails if a file appeared there in the meantime.
-    pub fn finish(self, source: Option<&Metadata>, overwrite: bool) -> Result<(), Failure> {
+    pub fn finish(
+        self,
+        shown: &str,
+        source: Option<&Metadata>,
+        overwrite: bool,
+    ) -> Result<(), Failure> {
         match self.dest {
-            Dest::Stdout(mut w) => w.flush().map_err(|e| Failure::io("stdout", &e)),
+            Dest::Stdout(mut w) => w.flush().map_err(|e| Failure::stdout(&e)),
             Dest::Null => Ok(()),
+            Dest::Stream { mut writer } => writer.flush().map_err(|e| Failure::io(shown, &e)),
             Dest::File {
                 writer,
                 path,
                 _live,
             } => {
-                let name = path.display().to_string();
+                let name = shown.to_string();
                 let tmp = writer
                     .into_inner()
                     .map_err(|e| Failure::io(&name, e.error()))?;
@@ -202,6 +428,7 @@ impl Write for Sink {
         let n = match &mut self.dest {
             Dest::Stdout(w) => w.write(buf)?,
             Dest::Null => buf.len(),
+            Dest::Stream { writer } => writer.write(buf)?,
             Dest::File { writer, .. } => writer.write(buf)?,
         };
         self.written += n as u64;
@@ -212,6 +439,7 @@ impl Write for Sink {
         match &mut self.dest {
             Dest::Stdout(w) => w.flush(),
             Dest::Null => Ok(()),
+            Dest::Stream { writer } => writer.flush(),
             Dest::File { writer, .. } => writer.flush(),
         }
     }
@@ -237,8 +465,53 @@ fn temp_file_for(path: &Path) -> io::Result<NamedTempFile> {
     builder.tempfile_in(dir)
 }
 
-/// Give `file` the permissions and access/modification times of `source`.
+/// Why no file could be created next to `path`, in words that name the
+/// directory the user gave (never the temporary file's name).
+fn cannot_create(path: &Path, e: &io::Error) -> String {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.display().to_string(),
+        _ => ".".to_string(),
+    };
+    match e.kind() {
+        io::ErrorKind::NotFound => format!("cannot create: directory '{dir}' does not exist"),
+        io::ErrorKind::PermissionDenied => {
+            format!("cannot create: no permission to write in directory '{dir}'")
+        }
+        _ => format!("cannot create in directory '{dir}': {}", describe_io(e)),
+    }
+}
+
+/// Give `file` the owner, permissions and access/modification times of
+/// `source`, as far as that is safe and permitted.
+///
+/// The owner and group are carried where the process may set them (as
+/// root, or a group the user belongs to). The set-user-ID and set-group-ID
+/// bits are kept only when the owner, respectively the group, matches the
+/// source's: root decompressing another user's set-user-ID file must not
+/// create a root-owned set-user-ID program. The sticky bit means nothing
+/// on a regular file and is dropped.
 fn copy_metadata(file: &fs::File, source: &Metadata) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt, fchown};
+        const SET_UID: u32 = 0o4000;
+        const SET_GID: u32 = 0o2000;
+        const STICKY: u32 = 0o1000;
+        // The owner first: on Linux changing it clears the set-ID bits.
+        if fchown(file, Some(source.uid()), Some(source.gid())).is_err() {
+            let _ = fchown(file, None, Some(source.gid()));
+        }
+        let now = file.metadata()?;
+        let mut mode = source.mode() & 0o7777 & !STICKY;
+        if now.uid() != source.uid() {
+            mode &= !SET_UID;
+        }
+        if now.gid() != source.gid() {
+            mode &= !SET_GID;
+        }
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
     file.set_permissions(source.permissions())?;
     let mut times = FileTimes::new();
     if let Ok(t) = source.accessed() {

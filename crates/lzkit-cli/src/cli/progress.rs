@@ -5,42 +5,86 @@
 //! flash a bar, and redirected stderr never receives control characters.
 
 use std::cell::Cell;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 /// How long a job runs before its progress line appears.
 const SHOW_AFTER: Duration = Duration::from_millis(800);
+/// How often the ratio in the line is recomputed.
+const MESSAGE_EVERY: Duration = Duration::from_millis(200);
 
-/// Progress of one file: bytes of input consumed out of an optional total.
+/// When a progress line may be shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressChoice {
+    /// Never (`-q`, `--no-progress`).
+    Never,
+    /// When standard error is a terminal (the default).
+    OnTerminal,
+    /// Even when standard error is not a terminal (`--progress`).
+    Always,
+}
+
+/// Progress of one file: bytes of input consumed out of an optional total,
+/// and the running ratio of output to input (as `lz4` shows it).
 pub struct Progress {
     /// Present only when a line may be shown. It exists (hidden) from the
     /// start so that its speed estimate covers the whole job.
     bar: Option<ProgressBar>,
+    /// `--progress`: drawn even where standard error is not a terminal.
+    forced: bool,
     start: Instant,
     shown: bool,
+    /// Compressing (the ratio is output/input) or decoding (input/output).
+    compressing: bool,
+    /// When the ratio was last put in the line.
+    last_message: Option<Instant>,
 }
 
 impl Progress {
-    /// Progress for reading `label`, `total` bytes if known. `allowed` is the
-    /// display level's permission; the terminal check is done here.
-    pub fn new(allowed: bool, label: &str, total: Option<u64>) -> Self {
-        let bar = (allowed && io::stderr().is_terminal()).then(|| make_bar(label, total));
+    /// Progress for reading `label`, `total` bytes if known. `choice` is
+    /// the options' permission; the terminal check is done here.
+    pub fn new(choice: ProgressChoice, label: &str, total: Option<u64>, compressing: bool) -> Self {
+        let allowed = match choice {
+            ProgressChoice::Never => false,
+            ProgressChoice::OnTerminal => io::stderr().is_terminal(),
+            ProgressChoice::Always => true,
+        };
         Progress {
-            bar,
+            bar: allowed.then(|| make_bar(label, total)),
+            forced: choice == ProgressChoice::Always,
             start: Instant::now(),
             shown: false,
+            compressing,
+            last_message: None,
         }
     }
 
-    /// Record that `pos` bytes of input have been consumed so far.
-    pub fn set(&mut self, pos: u64) {
+    /// Record that `read` bytes of input have been consumed and `written`
+    /// bytes of output produced so far.
+    pub fn set(&mut self, read: u64, written: u64) {
         let Some(bar) = &self.bar else { return };
-        bar.set_position(pos);
-        if !self.shown && self.start.elapsed() >= SHOW_AFTER {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_position(read);
+        if self
+            .last_message
+            .is_none_or(|t| t.elapsed() >= MESSAGE_EVERY)
+        {
+            self.last_message = Some(Instant::now());
+            let ratio = if self.compressing {
+                format!("==> {:.2}%", written as f64 * 100.0 / read.max(1) as f64)
+            } else {
+                format!("{} decoded", indicatif::HumanBytes(written))
+            };
+            bar.set_message(ratio);
+        }
+        if !self.shown && (self.forced || self.start.elapsed() >= SHOW_AFTER) {
+            bar.set_draw_target(if self.forced {
+                ProgressDrawTarget::term_like_with_hz(Box::new(PlainStderr), 5)
+            } else {
+                ProgressDrawTarget::stderr()
+            });
             self.shown = true;
         }
     }
@@ -58,15 +102,68 @@ impl Progress {
 fn make_bar(label: &str, total: Option<u64>) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
     let template = if total.is_some() {
-        "{msg}: {bytes}/{total_bytes} ({percent}%), {binary_bytes_per_sec}, {eta} left"
+        "{prefix}: {bytes}/{total_bytes} ({percent}%) {msg}, {binary_bytes_per_sec}, {eta} left"
     } else {
-        "{msg}: {bytes} read, {binary_bytes_per_sec}"
+        "{prefix}: {bytes} read {msg}, {binary_bytes_per_sec}"
     };
     if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
-    bar.set_message(label.to_string());
+    bar.set_prefix(label.to_string());
     bar
+}
+
+/// Standard error as a plain stream for `--progress` when it is not a
+/// terminal (a log file, a pipe): the line is redrawn after a carriage
+/// return, with no cursor movement. Write errors are ignored, as for every
+/// message.
+#[derive(Debug)]
+struct PlainStderr;
+
+/// Width of the line [`PlainStderr`] redraws.
+const PLAIN_WIDTH: u16 = 100;
+
+impl TermLike for PlainStderr {
+    fn width(&self) -> u16 {
+        PLAIN_WIDTH
+    }
+
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        let _ = writeln!(io::stderr().lock(), "{s}");
+        Ok(())
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        let _ = write!(io::stderr().lock(), "{s}");
+        Ok(())
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        let width = usize::from(PLAIN_WIDTH);
+        let _ = write!(io::stderr().lock(), "\r{:width$}\r", "");
+        Ok(())
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        let _ = io::stderr().lock().flush();
+        Ok(())
+    }
 }
 
 impl Drop for Progress {

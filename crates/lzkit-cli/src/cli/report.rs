@@ -13,6 +13,10 @@ pub struct Failure {
     pub subject: String,
     /// What went wrong, one line.
     pub message: String,
+    /// Standard output is a pipe whose reader has gone (`lzkit -dc | head`):
+    /// the run ends quietly, as `lz4` and `zstd` do, with the status of a
+    /// process killed by `SIGPIPE`.
+    pub broken_pipe: bool,
 }
 
 impl Failure {
@@ -21,7 +25,16 @@ impl Failure {
         Failure {
             subject: subject.into(),
             message: message.to_string(),
+            broken_pipe: false,
         }
+    }
+
+    /// A failure to write standard output; a closed pipe is marked so that
+    /// the run ends without a message.
+    pub fn stdout(e: &io::Error) -> Self {
+        let mut f = Failure::io("stdout", e);
+        f.broken_pipe = e.kind() == io::ErrorKind::BrokenPipe;
+        f
     }
 
     /// A failure from an I/O error, with the error worded for people.
@@ -42,14 +55,56 @@ impl fmt::Display for Failure {
     }
 }
 
-/// An I/O error without std's ` (os error N)` suffix, which means nothing to
-/// most users; the text before it already is the OS's own message.
+/// An I/O error as one line for people: the operating system's own message
+/// without std's ` (os error N)` suffix, and without the paths that some
+/// wrappers add (a temporary file's absolute name means nothing to the
+/// user, whose message already names their file).
 pub fn describe_io(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(pos) if e.raw_os_error().is_some() => text[..pos].to_string(),
-        _ => text,
+    if let Some(code) = os_code(e) {
+        let text = io::Error::from_raw_os_error(code).to_string();
+        return match text.rfind(" (os error ") {
+            Some(pos) => text[..pos].to_string(),
+            None => text,
+        };
     }
+    e.to_string()
+}
+
+/// The OS error code of `e` or of an I/O error it wraps (tempfile's errors
+/// wrap the OS error with the path).
+fn os_code(e: &io::Error) -> Option<i32> {
+    if let Some(code) = e.raw_os_error() {
+        return Some(code);
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = e.get_ref().map(|r| r as _);
+    while let Some(err) = source {
+        if let Some(code) = err
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        source = err.source();
+    }
+    None
+}
+
+/// Write one line to standard error. A standard error that cannot be
+/// written (a full disk, a closed pipe) loses the message but never stops
+/// the work: `eprintln!` would panic there.
+pub fn eprint_line(msg: impl fmt::Display) {
+    use io::Write;
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{msg}");
+}
+
+/// Write text without a newline to standard error (a prompt); errors are
+/// ignored as in [`eprint_line`].
+pub fn eprint_text(msg: impl fmt::Display) {
+    use io::Write;
+    let mut err = io::stderr().lock();
+    let _ = write!(err, "{msg}");
+    let _ = err.flush();
 }
 
 /// An lzkit error; plain I/O errors go through [`describe_io`].
@@ -69,38 +124,46 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    /// Print a failure (level 1).
+    /// Print a failure (level 1); a broken standard output pipe is silent.
     pub fn failure(&self, f: &Failure) {
-        if self.level >= 1 {
-            eprintln!("{f}");
+        if self.level >= 1 && !f.broken_pipe {
+            eprint_line(f);
         }
     }
 
     /// Print a usage or setup error not tied to a file (level 1).
     pub fn error(&self, msg: impl fmt::Display) {
         if self.level >= 1 {
-            eprintln!("{PROGRAM}: {msg}");
+            eprint_line(format_args!("{PROGRAM}: {msg}"));
         }
     }
 
     /// Print a warning (level 2).
     pub fn warn(&self, msg: impl fmt::Display) {
         if self.level >= 2 {
-            eprintln!("{PROGRAM}: warning: {msg}");
+            eprint_line(format_args!("{PROGRAM}: warning: {msg}"));
+        }
+    }
+
+    /// Print a plain message at the default level (2): the summary line of
+    /// a single file, as `lz4` prints it.
+    pub fn notice(&self, msg: impl fmt::Display) {
+        if self.level >= 2 {
+            eprint_line(msg);
         }
     }
 
     /// Print a result summary (level 3, `-v`).
     pub fn summary(&self, msg: impl fmt::Display) {
         if self.level >= 3 {
-            eprintln!("{msg}");
+            eprint_line(msg);
         }
     }
 
     /// Print a detail (level 4, `-vv`).
     pub fn detail(&self, msg: impl fmt::Display) {
         if self.level >= 4 {
-            eprintln!("{msg}");
+            eprint_line(msg);
         }
     }
 

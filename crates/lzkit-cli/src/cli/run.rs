@@ -14,9 +14,9 @@ use lzkit::lz4::frame::{
 
 use super::args::{MAX_THREADS, Mode, Options};
 use super::list;
-use super::output::{BUFFER_SIZE, Sink, Target};
-use super::progress::{CountingReader, Progress};
-use super::report::{Failure, PROGRAM, Reporter};
+use super::output::{self, BUFFER_SIZE, Existing, Placement, Sink, Target};
+use super::progress::{CountingReader, Progress, ProgressChoice};
+use super::report::{Failure, PROGRAM, Reporter, eprint_text};
 
 /// Suffix of compressed files.
 const SUFFIX: &str = ".lz4";
@@ -24,6 +24,10 @@ const SUFFIX: &str = ".lz4";
 const SUFFIX_EXT: &str = "lz4";
 /// Only this much of the end of a dictionary file matters (the LZ4 window).
 const DICT_WINDOW: u64 = 64 * 1024;
+/// `--content-size`: regular files up to this size are read into memory
+/// first, so that the size stored is the size read (files in `/proc` and
+/// `/sys` report sizes of 0 or 4096); larger files are trusted.
+const CONTENT_SIZE_BUFFER: u64 = 16 << 20;
 /// Environment variable with the default compression level.
 const LEVEL_ENV: &str = "LZ4_CLEVEL";
 /// Environment variable with the default number of worker threads.
@@ -72,6 +76,9 @@ struct Job {
     /// Worker threads (0 = one per core), for compression and for
     /// decoding independent-block frames.
     threads: usize,
+    /// One input and no `-m`: the summary line is shown at the default
+    /// verbosity, as `lz4` shows it.
+    single: bool,
 }
 
 /// What one successful operation did, for the summary line.
@@ -80,8 +87,20 @@ struct Done {
     written: u64,
 }
 
-/// Run `opts`; returns whether every input succeeded.
-pub fn run(opts: Options) -> bool {
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every input succeeded.
+    Success,
+    /// At least one input failed (each failure was reported).
+    Failure,
+    /// Standard output was a pipe whose reader went away: the run stopped
+    /// quietly, as `lz4` and `zstd` do.
+    BrokenPipe,
+}
+
+/// Run `opts`.
+pub fn run(opts: Options) -> Outcome {
     let rep = Reporter {
         level: opts.verbosity,
     };
@@ -92,9 +111,12 @@ pub fn run(opts: Options) -> bool {
     };
 
     // Which names are inputs, and whether the last one names the output.
-    let all_inputs = matches!(opts.mode, Mode::Test | Mode::List) || opts.multiple || opts.stdout;
-    let (inputs, explicit): (&[OsString], Option<Target>) = if all_inputs {
-        (&files, None)
+    let all_inputs = matches!(opts.mode, Mode::Test | Mode::List)
+        || opts.multiple
+        || opts.stdout
+        || opts.output.is_some();
+    let (named, explicit): (&[OsString], Option<Target>) = if all_inputs {
+        (&files, opts.output.as_deref().map(Target::from_arg))
     } else {
         match files.len() {
             1 => (&files, None),
@@ -103,21 +125,44 @@ pub fn run(opts: Options) -> bool {
                 rep.error(format!(
                     "{n} file names given: use -m to process several files, or IN OUT for one"
                 ));
-                return false;
+                return Outcome::Failure;
             }
         }
     };
+    if explicit.is_some() && named.len() > 1 {
+        rep.error(format!(
+            "-o names one output, but {} inputs were given (use -m, or -c to concatenate)",
+            named.len()
+        ));
+        return Outcome::Failure;
+    }
 
     let mode = opts.mode;
     if mode == Mode::List {
-        return list_all(inputs, &rep);
+        return outcome(list_all(named, &rep));
     }
 
-    let job = match Job::new(opts, rep, mode) {
+    let inputs = match collect_inputs(named, &opts, &rep) {
+        Ok(inputs) => inputs,
+        Err(f) => {
+            rep.failure(&f);
+            return Outcome::Failure;
+        }
+    };
+    let mode = match resolve_auto_mode(mode, &inputs, opts.recursive) {
+        Ok(mode) => mode,
+        Err(msg) => {
+            rep.error(msg);
+            return Outcome::Failure;
+        }
+    };
+
+    let single = !opts.multiple && inputs.len() == 1;
+    let job = match Job::new(opts, rep, mode, single) {
         Ok(job) => job,
         Err(f) => {
             rep.failure(&f);
-            return false;
+            return Outcome::Failure;
         }
     };
 
@@ -130,21 +175,139 @@ pub fn run(opts: Options) -> bool {
     }
 
     let mut ok = true;
-    for arg in inputs {
-        let input = Input::from_arg(arg);
-        // lz4: "-d: decompression (default for .lz4 extension)". With -m,
-        // lz4 always compresses unless told otherwise.
-        let mode = match mode {
-            Mode::Auto if !job.opts.multiple && has_suffix(arg) => Mode::Decompress,
-            Mode::Auto => Mode::Compress,
-            m => m,
-        };
-        if let Err(f) = job.process(&input, explicit.as_ref(), mode) {
+    for found in &inputs {
+        if let Some(why) = job.skip_reason(found, mode) {
+            rep.summary(format!("{}: {why} -- ignored", found.name()));
+            continue;
+        }
+        if let Err(f) = job.process(&found.input, explicit.as_ref(), mode) {
+            if f.broken_pipe {
+                return Outcome::BrokenPipe;
+            }
             rep.failure(&f);
             ok = false;
         }
     }
-    ok
+    outcome(ok)
+}
+
+fn outcome(ok: bool) -> Outcome {
+    if ok {
+        Outcome::Success
+    } else {
+        Outcome::Failure
+    }
+}
+
+/// An input to process: named on the command line, or found by `-r` in a
+/// directory that was.
+struct Found {
+    input: Input,
+    /// Found inside a directory (`-r`) rather than named: files of the
+    /// other kind (compressed or not) are then skipped, not refused.
+    in_directory: bool,
+}
+
+impl Found {
+    fn name(&self) -> String {
+        self.input.name()
+    }
+}
+
+/// The inputs named on the command line, with directories expanded when
+/// `-r` was given (in name order, symbolic links not followed, so that a
+/// link cannot make the walk loop or leave the tree).
+fn collect_inputs(
+    named: &[OsString],
+    opts: &Options,
+    rep: &Reporter,
+) -> Result<Vec<Found>, Failure> {
+    let mut found = Vec::new();
+    for arg in named {
+        let input = Input::from_arg(arg);
+        if opts.recursive
+            && let Input::File(path) = &input
+            && fs::metadata(path).is_ok_and(|m| m.is_dir())
+        {
+            walk(path, &mut found, rep);
+            continue;
+        }
+        found.push(Found {
+            input,
+            in_directory: false,
+        });
+    }
+    Ok(found)
+}
+
+/// Add the regular files under `dir` to `found`, recursively.
+fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            rep.failure(&Failure::io(dir.display().to_string(), &e));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            walk(&path, found, rep);
+        } else if meta.is_file() {
+            found.push(Found {
+                input: Input::File(path),
+                in_directory: true,
+            });
+        } else {
+            rep.summary(format!(
+                "{}: not a regular file (links are not followed with -r) -- ignored",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// The operation when none was given (`-z`/`-d`): decompress `.lz4`
+/// inputs, compress the others, as `lz4` decides from the extension. The
+/// named inputs must agree, so that one run never mixes plaintext and
+/// frames in one stream (`-c a.lz4 b.txt`) or surprises with half its
+/// files; files found by `-r` inside directories are compressed (their
+/// `.lz4` files are then skipped).
+fn resolve_auto_mode(mode: Mode, inputs: &[Found], recursive: bool) -> Result<Mode, String> {
+    if mode != Mode::Auto {
+        return Ok(mode);
+    }
+    let named: Vec<&Found> = inputs.iter().filter(|f| !f.in_directory).collect();
+    let compressed: Vec<String> = named
+        .iter()
+        .filter(|f| matches!(&f.input, Input::File(p) if has_suffix(p.as_os_str())))
+        .map(|f| f.name())
+        .collect();
+    if compressed.is_empty() || (recursive && named.len() < inputs.len()) {
+        if !compressed.is_empty() {
+            return Err(format!(
+                "{} ends in {SUFFIX} but directories given with -r are compressed; use -d to decompress, -z to compress everything",
+                compressed[0]
+            ));
+        }
+        return Ok(Mode::Compress);
+    }
+    if compressed.len() == named.len() {
+        return Ok(Mode::Decompress);
+    }
+    let plain = named
+        .iter()
+        .map(|f| f.name())
+        .find(|n| !compressed.contains(n))
+        .unwrap_or_default();
+    Err(format!(
+        "mixed inputs: {} ends in {SUFFIX} (decompress) but {plain} does not (compress); say which with -d or -z",
+        compressed[0]
+    ))
 }
 
 /// Whether a file name ends in `.lz4` (a file named just `.lz4` does not).
@@ -152,9 +315,28 @@ fn has_suffix(name: &OsStr) -> bool {
     Path::new(name).extension() == Some(OsStr::new(SUFFIX_EXT))
 }
 
+/// Extensions of files that are already compressed (archives, media,
+/// office documents), which `--exclude-compressed` skips when compressing.
+const COMPRESSED_EXTENSIONS: &[&str] = &[
+    "lz4", "tlz4", "zst", "tzst", "gz", "tgz", "bz2", "tbz", "tbz2", "xz", "txz", "lzma", "lz",
+    "tlz", "lzo", "sz", "br", "zip", "zipx", "7z", "rar", "cab", "jar", "war", "apk", "deb", "rpm",
+    "dmg", "jpg", "jpeg", "png", "gif", "webp", "avif", "heic", "jxl", "mp3", "mp4", "m4a", "m4v",
+    "aac", "ogg", "oga", "ogv", "opus", "flac", "mkv", "webm", "mov", "avi", "wmv", "wma", "docx",
+    "xlsx", "pptx", "odt", "ods", "odp", "epub", "woff", "woff2",
+];
+
+/// Whether `path`'s extension names a compressed format.
+fn looks_compressed(path: &Path) -> bool {
+    path.extension().and_then(OsStr::to_str).is_some_and(|ext| {
+        COMPRESSED_EXTENSIONS
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(ext))
+    })
+}
+
 impl Job {
     /// Resolve the level and load the dictionary.
-    fn new(opts: Options, rep: Reporter, mode: Mode) -> Result<Job, Failure> {
+    fn new(opts: Options, rep: Reporter, mode: Mode, single: bool) -> Result<Job, Failure> {
         let level = opts.level.unwrap_or_else(|| level_from_env(&rep));
         let threads = opts.threads.unwrap_or_else(|| threads_from_env(&rep));
         let dictionary = match &opts.dictionary {
@@ -191,7 +373,28 @@ impl Job {
             frame,
             dictionary,
             threads,
+            single,
         })
+    }
+
+    /// Why `found` is skipped rather than processed, if it is: files of the
+    /// wrong kind inside a directory walked by `-r`, and compressed formats
+    /// with `--exclude-compressed`.
+    fn skip_reason(&self, found: &Found, mode: Mode) -> Option<&'static str> {
+        let Input::File(path) = &found.input else {
+            return None;
+        };
+        let lz4 = has_suffix(path.as_os_str());
+        match mode {
+            Mode::Compress if found.in_directory && lz4 => Some("already has the .lz4 suffix"),
+            Mode::Compress if self.opts.exclude_compressed && looks_compressed(path) => {
+                Some("already compressed (--exclude-compressed)")
+            }
+            Mode::Decompress | Mode::Test if found.in_directory && !lz4 => {
+                Some("does not end in .lz4")
+            }
+            _ => None,
+        }
     }
 
     /// Compress, decompress or test one input.
@@ -208,20 +411,29 @@ impl Job {
         }
 
         let opened = self.open_input(input)?;
-        let mut overwrite = self.opts.force;
-        if let Target::File(out) = &target {
-            overwrite = self.check_output(out, &opened, matches!(input, Input::Stdin))?;
-        }
+        let placement = match &target {
+            Target::File(out) => {
+                Some(self.check_output(out, &opened, matches!(input, Input::Stdin))?)
+            }
+            _ => None,
+        };
 
         // Pipes and devices named as files have no meaningful size, mode
         // or times to carry over.
         let regular = opened.meta.as_ref().filter(|m| m.is_file());
         let mut progress = Progress::new(
-            self.rep.progress_allowed(),
+            self.progress_shown(),
             &in_name,
             regular.map(Metadata::len),
+            mode == Mode::Compress,
         );
-        let sink = Sink::open(&target)?;
+        let sink = Sink::open(&target, placement.as_ref())?;
+        if mode == Mode::Compress && !self.opts.force && sink.is_terminal() {
+            return Err(Failure::new(
+                out_name,
+                "is a terminal; refusing to write compressed data to it (use -f to force)",
+            ));
+        }
         let result = match mode {
             Mode::Compress => self.compress(
                 opened.reader,
@@ -231,7 +443,14 @@ impl Job {
                 &out_name,
                 &mut progress,
             ),
-            _ => self.decompress(opened.reader, sink, &in_name, &out_name, &mut progress),
+            _ => self.decompress(
+                opened.reader,
+                sink,
+                &in_name,
+                &out_name,
+                &mut progress,
+                mode,
+            ),
         };
         progress.finish();
         let (sink, read) = result?;
@@ -239,13 +458,20 @@ impl Job {
             read,
             written: sink.written(),
         };
-        sink.finish(regular, overwrite)?;
+        let replace = matches!(placement, Some(Placement::Atomic { replace: true, .. }));
+        sink.finish(&out_name, regular, replace)?;
 
-        self.print_summary(mode, &done, &in_name, &out_name);
+        self.print_summary(mode, &done, &in_name, &out_name, &target);
         // Test mode has no file target, so this covers -t as well.
         if self.opts.remove_source
             && let (Input::File(src), Target::File(_)) = (input, &target)
         {
+            if matches!(placement, Some(Placement::Stream(_))) {
+                self.rep.warn(format!(
+                    "{in_name}: --rm ignored: the output {out_name} is a device or pipe, not a file"
+                ));
+                return Ok(());
+            }
             fs::remove_file(src).map_err(|e| {
                 Failure::new(
                     &in_name,
@@ -254,6 +480,18 @@ impl Job {
             })?;
         }
         Ok(())
+    }
+
+    /// Whether progress may be shown: `--progress` and `--no-progress`
+    /// decide, else the display level (the terminal check is the
+    /// progress line's own, except with `--progress`).
+    fn progress_shown(&self) -> ProgressChoice {
+        match self.opts.progress {
+            Some(true) => ProgressChoice::Always,
+            Some(false) => ProgressChoice::Never,
+            None if self.rep.progress_allowed() => ProgressChoice::OnTerminal,
+            None => ProgressChoice::Never,
+        }
     }
 
     /// Where the output of `input` goes.
@@ -310,7 +548,10 @@ impl Job {
                 let file = File::open(path).map_err(|e| Failure::io(&name, &e))?;
                 let meta = file.metadata().map_err(|e| Failure::io(&name, &e))?;
                 if meta.is_dir() {
-                    return Err(Failure::new(name, "is a directory (-r is not supported)"));
+                    return Err(Failure::new(
+                        name,
+                        "is a directory (use -r to process the files in it)",
+                    ));
                 }
                 Ok(Opened {
                     reader: Box::new(file),
@@ -320,27 +561,45 @@ impl Job {
         }
     }
 
-    /// Check that `out` may be written: not the input itself, not a
-    /// directory, and either absent or allowed to be replaced (-f, or a
-    /// "y" at the prompt). Returns whether replacing is allowed.
-    fn check_output(&self, out: &Path, input: &Opened, from_stdin: bool) -> Result<bool, Failure> {
+    /// Decide how `out` is written (see [`output::examine`]): never the
+    /// input itself, never a directory or other special file replaced;
+    /// an existing regular file only with -f or a "y" at the prompt; a
+    /// character device or FIFO written in place.
+    fn check_output(
+        &self,
+        out: &Path,
+        input: &Opened,
+        from_stdin: bool,
+    ) -> Result<Placement, Failure> {
         let name = out.display().to_string();
-        let Ok(existing) = fs::metadata(out) else {
-            return Ok(self.opts.force);
-        };
-        if existing.is_dir() {
-            return Err(Failure::new(name, "is a directory"));
+        let is_input = |meta: &Metadata| input.meta.as_ref().is_some_and(|m| same_file(m, meta));
+        match output::examine(out)? {
+            Existing::Absent => Ok(Placement::Atomic {
+                path: out.to_path_buf(),
+                replace: self.opts.force,
+            }),
+            Existing::Stream { path, meta } => {
+                if is_input(&meta) {
+                    return Err(Failure::new(name, "is the input itself"));
+                }
+                Ok(Placement::Stream(path))
+            }
+            Existing::Regular { path, meta } => {
+                if is_input(&meta) {
+                    return Err(Failure::new(name, "is the input file itself"));
+                }
+                if self.opts.force || self.confirm_overwrite(&name, from_stdin) {
+                    return Ok(Placement::Atomic {
+                        path,
+                        replace: true,
+                    });
+                }
+                Err(Failure::new(
+                    name,
+                    "already exists; not overwritten (use -f to overwrite)",
+                ))
+            }
         }
-        if input.meta.as_ref().is_some_and(|m| same_file(m, &existing)) {
-            return Err(Failure::new(name, "is the input file itself"));
-        }
-        if self.opts.force || self.confirm_overwrite(&name, from_stdin) {
-            return Ok(true);
-        }
-        Err(Failure::new(
-            name,
-            "already exists; not overwritten (use -f to overwrite)",
-        ))
     }
 
     /// Ask on the terminal whether to overwrite. Only when both stdin and
@@ -354,8 +613,9 @@ impl Job {
         {
             return false;
         }
-        eprint!("{PROGRAM}: {name} already exists; overwrite (y/N)? ");
-        let _ = io::stderr().flush();
+        eprint_text(format_args!(
+            "{PROGRAM}: {name} already exists; overwrite (y/N)? "
+        ));
         let mut answer = String::new();
         io::stdin().read_line(&mut answer).is_ok()
             && matches!(answer.trim_start().chars().next(), Some('y' | 'Y'))
@@ -364,7 +624,7 @@ impl Job {
     /// Compress `reader` into `sink`. Returns the sink and the bytes read.
     fn compress(
         &self,
-        mut reader: Box<dyn Read>,
+        reader: Box<dyn Read>,
         meta: Option<&Metadata>,
         sink: Sink,
         in_name: &str,
@@ -372,22 +632,25 @@ impl Job {
         progress: &mut Progress,
     ) -> Result<(Sink, u64), Failure> {
         let mut frame = self.frame.clone();
+        let mut reader = reader;
         if self.opts.content_size && !frame.legacy {
-            // Only a regular file's length is known in advance (lz4 also
-            // ignores --content-size for pipes).
-            frame.content_size = meta.map(Metadata::len);
-            if frame.content_size.is_none() {
-                self.rep
-                    .detail(format!("{in_name}: size unknown, --content-size ignored"));
-            }
+            let (size, rest) = self.content_size(reader, meta, in_name)?;
+            frame.content_size = size;
+            reader = rest;
         }
         self.rep.detail(describe_frame(in_name, &frame));
 
         // The encoder reports plain I/O errors for its writer (the output)
-        // and lzkit errors for the data (for example a file that changed
-        // size under --content-size, which is about the input).
+        // and lzkit errors for the data: a file that changed size under
+        // --content-size, which is about the input.
         let encode_failure = |e: io::Error| match lzkit::Error::from_io(e) {
             lzkit::Error::Io(io) => Failure::io(out_name, &io),
+            lzkit::Error::ContentSize { expected, actual } => Failure::new(
+                in_name,
+                format!(
+                    "changed size while being compressed ({expected} bytes when opened, {actual} read); --content-size cannot be stored"
+                ),
+            ),
             other => Failure::lzkit(in_name, other),
         };
         let mut encoder = FrameEncoder::new(sink, &frame);
@@ -402,13 +665,52 @@ impl Job {
             };
             encoder.write_all(&buf[..n]).map_err(encode_failure)?;
             total += n as u64;
-            progress.set(total);
+            progress.set(total, encoder.get_ref().written());
         }
         let sink = encoder.finish().map_err(encode_failure)?;
         Ok((sink, total))
     }
 
-    /// Decode `reader` into `sink`. Returns the sink and the compressed bytes read.
+    /// The content size to store for `--content-size`, and the reader to
+    /// compress from. A regular file's reported length is trusted only when
+    /// large: small files are read into memory first and their real length
+    /// stored, because files in `/proc` and `/sys` report a size of 0 or
+    /// 4096 whatever they hold. Pipes and devices have no size: the field
+    /// is left out, as `lz4` does.
+    fn content_size(
+        &self,
+        mut reader: Box<dyn Read>,
+        meta: Option<&Metadata>,
+        in_name: &str,
+    ) -> Result<(Option<u64>, Box<dyn Read>), Failure> {
+        let Some(len) = meta.map(Metadata::len) else {
+            self.rep
+                .detail(format!("{in_name}: size unknown, --content-size ignored"));
+            return Ok((None, reader));
+        };
+        if len > CONTENT_SIZE_BUFFER {
+            return Ok((Some(len), reader));
+        }
+        let mut head = Vec::new();
+        (&mut reader)
+            .take(CONTENT_SIZE_BUFFER + 1)
+            .read_to_end(&mut head)
+            .map_err(|e| Failure::io(in_name, &e))?;
+        let size = if head.len() as u64 > CONTENT_SIZE_BUFFER {
+            // It reported a small size and holds more: no size is known.
+            self.rep.warn(format!(
+                "{in_name}: reported {len} bytes but holds more; --content-size ignored"
+            ));
+            None
+        } else {
+            Some(head.len() as u64)
+        };
+        Ok((size, Box::new(io::Cursor::new(head).chain(reader))))
+    }
+
+    /// Decode `reader` into `sink`. Returns the sink and the compressed
+    /// bytes read. With `-dcf`, input that is not LZ4 at all is copied
+    /// through unchanged (as `lz4 -dcf` and `zcat -f` do).
     fn decompress(
         &self,
         reader: Box<dyn Read>,
@@ -416,9 +718,20 @@ impl Job {
         in_name: &str,
         out_name: &str,
         progress: &mut Progress,
+        mode: Mode,
     ) -> Result<(Sink, u64), Failure> {
         let (counting, count) = CountingReader::new(reader);
-        let buffered = BufReader::with_capacity(BUFFER_SIZE, counting);
+        let mut buffered = BufReader::with_capacity(BUFFER_SIZE, counting);
+        let pass_through = mode == Mode::Decompress && self.opts.stdout && self.opts.force;
+        if pass_through
+            && !starts_with_lz4_magic(&mut buffered).map_err(|e| Failure::io(in_name, &e))?
+        {
+            io::copy(&mut buffered, &mut sink).map_err(|e| match e.kind() {
+                io::ErrorKind::BrokenPipe => Failure::stdout(&e),
+                _ => Failure::io(in_name, &e),
+            })?;
+            return Ok((sink, count.get()));
+        }
         let mut decoder = FrameDecoder::with_options(
             buffered,
             &DecodeOptions::new()
@@ -433,34 +746,119 @@ impl Job {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // Decoder errors (corrupt data and read failures alike) are
                 // about the input.
-                Err(e) => return Err(Failure::lzkit(in_name, lzkit::Error::from_io(e))),
+                Err(e) => return Err(self.decode_failure(in_name, lzkit::Error::from_io(e))),
             };
             sink.write_all(&buf[..n])
-                .map_err(|e| Failure::io(out_name, &e))?;
-            progress.set(count.get());
+                .map_err(|e| sink_failure(out_name, &e))?;
+            progress.set(count.get(), sink.written());
         }
         Ok((sink, count.get()))
     }
 
-    /// The `-v` line after a success.
-    fn print_summary(&self, mode: Mode, done: &Done, in_name: &str, out_name: &str) {
-        match mode {
-            Mode::Compress => self.rep.summary(format!(
+    /// A decoding error, with a hint when a dictionary is the likely cause:
+    /// data that refers to bytes before its start was compressed with one,
+    /// and a checksum that fails while one is given may be the wrong one.
+    fn decode_failure(&self, in_name: &str, e: lzkit::Error) -> Failure {
+        let mut inner = &e;
+        while let lzkit::Error::Block { source, .. } = inner {
+            inner = source;
+        }
+        let before_start = matches!(
+            inner,
+            lzkit::Error::CorruptBlock {
+                fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetBeforeStart { .. }),
+                ..
+            }
+        );
+        let checksum = matches!(
+            inner,
+            lzkit::Error::ContentChecksum { .. } | lzkit::Error::BlockChecksum { .. }
+        );
+        let mut f = Failure::lzkit(in_name, e);
+        match (&self.opts.dictionary, before_start, checksum) {
+            (None, true, _) => f
+                .message
+                .push_str(" (the data refers to bytes before its start: was it compressed with a dictionary? give it with -D FILE)"),
+            (Some(d), true, _) | (Some(d), _, true) => f.message.push_str(&format!(
+                " (was it compressed with the dictionary {}? a different dictionary decodes to wrong data)",
+                d.display()
+            )),
+            _ => {}
+        }
+        f
+    }
+
+    /// The summary line after a success: at the default verbosity for a
+    /// single input written to a file (as `lz4` shows it), else with `-v`.
+    fn print_summary(
+        &self,
+        mode: Mode,
+        done: &Done,
+        in_name: &str,
+        out_name: &str,
+        target: &Target,
+    ) {
+        let line = match mode {
+            Mode::Compress => format!(
                 "Compressed {} bytes into {} bytes ==> {:.2}% ({in_name} -> {out_name})",
                 done.read,
                 done.written,
                 percent(done.written, done.read)
-            )),
-            Mode::Test => self.rep.summary(format!(
+            ),
+            Mode::Test => format!(
                 "{in_name}: OK, decoded {} bytes from {} bytes",
                 done.written, done.read
-            )),
-            _ => self.rep.summary(format!(
-                "Decompressed {} bytes into {} bytes ({in_name} -> {out_name})",
-                done.read, done.written
-            )),
+            ),
+            _ => format!(
+                "{in_name}: decoded {} bytes from {} bytes -> {out_name}",
+                done.written, done.read
+            ),
+        };
+        if self.single && *target != Target::Stdout {
+            self.rep.notice(line);
+        } else {
+            self.rep.summary(line);
         }
     }
+}
+
+/// A failure to write the output: a closed standard output pipe is marked
+/// to end the run quietly.
+fn sink_failure(out_name: &str, e: &io::Error) -> Failure {
+    if out_name == "stdout" {
+        Failure::stdout(e)
+    } else {
+        Failure::io(out_name, e)
+    }
+}
+
+/// Whether the buffered input starts with an LZ4 magic number (frame,
+/// legacy frame or skippable frame). Empty input counts as LZ4 (an empty
+/// stream of frames decodes to nothing).
+fn starts_with_lz4_magic<R: Read>(input: &mut BufReader<R>) -> io::Result<bool> {
+    use std::io::BufRead;
+    let head = loop {
+        match input.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    if head.is_empty() {
+        return Ok(true);
+    }
+    // A short first read may hold fewer than 4 bytes: compare what is there.
+    let n = head.len().min(4);
+    let magics: [u32; 3] = [0x184D_2204, 0x184C_2102, 0x184D_2A50];
+    Ok(magics.iter().enumerate().any(|(i, m)| {
+        let bytes = m.to_le_bytes();
+        if i == 2 {
+            // Skippable frames: 0x184D2A50 to 0x184D2A5F.
+            head[0] & 0xF0 == bytes[0] && head[1..n] == bytes[1..n]
+        } else {
+            head[..n] == bytes[..n]
+        }
+    }))
 }
 
 /// `part` as a percentage of `whole` (of 1 when `whole` is 0, as lz4 does,
@@ -536,6 +934,9 @@ fn threads_from_env(rep: &Reporter) -> usize {
 }
 
 /// Read the last 64 KiB of a dictionary file (all an LZ4 match can reach).
+/// A regular file is read from 64 KiB before its end; anything else (a
+/// pipe, `/dev/stdin`, a file in `/proc`) is read to its end, keeping the
+/// last 64 KiB.
 fn load_dictionary(path: &Path) -> Result<Arc<[u8]>, Failure> {
     let name = path.display().to_string();
     let fail = |e: io::Error| {
@@ -545,16 +946,48 @@ fn load_dictionary(path: &Path) -> Result<Arc<[u8]>, Failure> {
         )
     };
     let mut file = File::open(path).map_err(fail)?;
-    let len = file.metadata().map_err(fail)?.len();
-    if len > DICT_WINDOW {
-        file.seek(SeekFrom::Start(len - DICT_WINDOW))
-            .map_err(fail)?;
+    let meta = file.metadata().map_err(fail)?;
+    if meta.is_dir() {
+        return Err(Failure::new(name, "cannot read dictionary: is a directory"));
     }
-    let mut dict = Vec::with_capacity(len.min(DICT_WINDOW) as usize);
-    file.take(DICT_WINDOW)
-        .read_to_end(&mut dict)
-        .map_err(fail)?;
-    Ok(dict.into())
+    let len = meta.len();
+    if meta.is_file() && len > DICT_WINDOW && file.seek(SeekFrom::Start(len - DICT_WINDOW)).is_ok()
+    {
+        let mut dict = Vec::with_capacity(DICT_WINDOW as usize);
+        (&mut file)
+            .take(DICT_WINDOW)
+            .read_to_end(&mut dict)
+            .map_err(fail)?;
+        // A file that shrank meanwhile: read again from the start below.
+        if dict.len() as u64 == DICT_WINDOW {
+            return Ok(dict.into());
+        }
+        file.seek(SeekFrom::Start(0)).map_err(fail)?;
+    }
+    Ok(last_bytes(file, DICT_WINDOW as usize).map_err(fail)?.into())
+}
+
+/// The last `keep` bytes of everything `reader` yields, in memory bounded
+/// by twice `keep` plus one read.
+fn last_bytes(mut reader: impl Read, keep: usize) -> io::Result<Vec<u8>> {
+    let mut tail = Vec::with_capacity(2 * keep);
+    let mut buf = vec![0u8; keep.max(1)];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > 2 * keep {
+            tail.drain(..tail.len() - keep);
+        }
+    }
+    if tail.len() > keep {
+        tail.drain(..tail.len() - keep);
+    }
+    Ok(tail)
 }
 
 /// Whether two metadata describe the same file.
@@ -575,7 +1008,13 @@ fn same_file(_: &Metadata, _: &Metadata) -> bool {
 fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
     let mut ok = true;
     let mut header_done = false;
-    let stdout = io::stdout();
+    let mut stdout = match output::stdout_writer() {
+        Ok(w) => w,
+        Err(f) => {
+            rep.failure(&f);
+            return false;
+        }
+    };
     for arg in inputs {
         let input = Input::from_arg(arg);
         let name = input.name();
@@ -612,8 +1051,8 @@ fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
             text.push_str(&list::summary_line(&name, &frames));
             text.push('\n');
         }
-        if let Err(e) = stdout.lock().write_all(text.as_bytes()) {
-            rep.failure(&Failure::io("stdout", &e));
+        if let Err(e) = stdout.write_all(text.as_bytes()) {
+            rep.failure(&Failure::stdout(&e));
             return false;
         }
     }

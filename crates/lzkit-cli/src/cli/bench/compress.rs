@@ -42,22 +42,36 @@ struct Contender {
 }
 
 impl Contender {
-    fn new(who: Who, level: i32, blocks: usize, block_size: usize, reuse: bool) -> Contender {
+    fn new(
+        who: Who,
+        level: i32,
+        blocks: usize,
+        block_size: usize,
+        reuse: bool,
+    ) -> Result<Contender, Failure> {
         let slot = block::max_compressed_size(block_size);
         let name = match who {
             Who::Ref => "ref",
             Who::Lzkit => "lzkit",
         };
-        Contender {
+        let state = if reuse && who == Who::Ref {
+            Some(c_ref::State::new(level).ok_or_else(|| {
+                Failure::Compress(format!(
+                    "liblz4 could not allocate a state for level {level}"
+                ))
+            })?)
+        } else {
+            None
+        };
+        Ok(Contender {
             who,
             level,
-            state: (reuse && who == Who::Ref)
-                .then(|| c_ref::State::new(level).expect("liblz4 initialises a state")),
+            state,
             label: format!("{name} level {level}"),
             buf: vec![0; blocks * slot],
             sizes: vec![0; blocks],
             slot,
-        }
+        })
     }
 
     /// Compress every block of `data`.
@@ -175,7 +189,7 @@ fn measure_file(
             [Who::Ref, Who::Lzkit]
                 .map(|who| Contender::new(who, level, blocks, bs, opts.reuse_state))
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let ops: Vec<usize> = (0..contenders.len()).collect();
     let mut bench = Compressors {
         data,
@@ -293,12 +307,12 @@ mod tests {
         let mut out = vec![0u8; bs];
         for level in [-2, 1, 2, 9] {
             for (who, reuse) in [(Who::Ref, false), (Who::Ref, true), (Who::Lzkit, false)] {
-                let mut c = Contender::new(who, level, blocks, bs, reuse);
+                let mut c = Contender::new(who, level, blocks, bs, reuse).unwrap();
                 c.pass(&data, bs).unwrap();
                 c.verify(&data, bs, &mut out).unwrap();
                 if reuse {
                     // The same output as the one-shot call.
-                    let mut one_shot = Contender::new(who, level, blocks, bs, false);
+                    let mut one_shot = Contender::new(who, level, blocks, bs, false).unwrap();
                     one_shot.pass(&data, bs).unwrap();
                     assert_eq!(one_shot.sizes, c.sizes, "level {level}");
                     c.pass(&data, bs).unwrap();

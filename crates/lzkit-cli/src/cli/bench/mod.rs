@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressStyle};
 use lzkit::lz4::block::Variant;
 
-use super::report::PROGRAM;
+use super::report::{PROGRAM, eprint_line};
 use codec::{Blocks, compress_blocks};
 use measure::{Contender, FLUSH_BYTES, Flush, Measured, Plan, measure};
 use options::{Mode, Options, Parsed};
@@ -52,6 +52,7 @@ const MAX_NAMED_SOURCES: usize = 3;
 const FAULT_VARIABLE: &str = "LZKIT_BENCH_FAULT";
 
 /// Why a run stopped, which sets the exit status.
+#[derive(Debug)]
 enum Failure {
     /// A missing or unreadable input (status 1).
     Input(String),
@@ -68,7 +69,7 @@ impl Failure {
             Failure::Compress(m) => (m, EXIT_COMPRESS_FAILED),
             Failure::Decode(m) => (m, EXIT_DECODE_FAILED),
         };
-        eprintln!("{PROGRAM} bench: {msg}");
+        eprint_line(format_args!("{PROGRAM} bench: {msg}"));
         ExitCode::from(code)
     }
 }
@@ -79,8 +80,8 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok(Parsed::Run(opts)) => opts,
         Ok(Parsed::Help) => return print(options::HELP),
         Err(msg) => {
-            eprintln!("{PROGRAM} bench: {msg}");
-            eprintln!("Try '{PROGRAM} bench -h' for help.");
+            eprint_line(format_args!("{PROGRAM} bench: {msg}"));
+            eprint_line(format_args!("Try '{PROGRAM} bench -h' for help."));
             return ExitCode::FAILURE;
         }
     };
@@ -97,11 +98,24 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-/// Write to standard output; a closed pipe is a failure, not a panic.
+/// Write to standard output; a closed or full one is a failure, not a
+/// panic nor lost output.
 fn print(text: &str) -> ExitCode {
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::FAILURE,
+    match super::output::stdout_writer() {
+        Ok(mut out) => match out.write_all(text.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprint_line(format_args!(
+                    "{PROGRAM} bench: stdout: {}",
+                    super::report::describe_io(&e)
+                ));
+                ExitCode::FAILURE
+            }
+        },
+        Err(f) => {
+            eprint_line(f);
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -280,7 +294,7 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             &blocks,
             &contenders,
             measured,
-        ));
+        )?);
         Ok(())
     })?;
     Ok(Report {
@@ -312,7 +326,7 @@ fn file_result(
     blocks: &Blocks,
     contenders: &[Contender],
     measured: Measured,
-) -> FileResult {
+) -> Result<FileResult, Failure> {
     let mut speeds = Speeds {
         reference: f64::NAN,
         lz4_flex: f64::NAN,
@@ -329,16 +343,17 @@ fn file_result(
             Contender::Memcpy => speeds.memcpy = gbps,
         }
     }
-    FileResult {
+    let adapt = measured
+        .adapt
+        .ok_or_else(|| Failure::Decode(format!("{name}: the adaptive decoder was not measured")))?;
+    Ok(FileResult {
         name,
         bytes,
         compressed: blocks.data.len(),
         blocks: blocks.blocks.len(),
         speeds,
-        adapt: measured
-            .adapt
-            .expect("Contender::all() includes the adaptive decoder"),
-    }
+        adapt,
+    })
 }
 
 /// A progress bar on standard error: shown only when that is a terminal
@@ -377,8 +392,8 @@ impl Progress {
     /// A message on standard error that does not garble the bar.
     fn note(&self, msg: &str) {
         match &self.0 {
-            Some(bar) => bar.suspend(|| eprintln!("{msg}")),
-            None => eprintln!("{msg}"),
+            Some(bar) => bar.suspend(|| eprint_line(msg)),
+            None => eprint_line(msg),
         }
     }
 

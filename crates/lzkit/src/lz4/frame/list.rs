@@ -50,17 +50,25 @@ struct Counted<R> {
 }
 
 impl<R: Read> Counted<R> {
+    /// Fill `buf`; a truncation is reported where the input ended, as the
+    /// decoders report it (so `--list` and `-d` name the same byte).
     fn fill(&mut self, buf: &mut [u8], what: &'static str) -> Result<()> {
-        match self.inner.read_exact(buf) {
-            Ok(()) => {
-                self.pos += buf.len() as u64;
-                Ok(())
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.inner.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => {
+                    filled += n;
+                    self.pos += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::Io(e)),
             }
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                Err(Error::Truncated { at: self.pos, what })
-            }
-            Err(e) => Err(Error::Io(e)),
         }
+        if filled < buf.len() {
+            return Err(Error::Truncated { at: self.pos, what });
+        }
+        Ok(())
     }
 
     fn u32(&mut self, what: &'static str) -> Result<u32> {
