@@ -31,6 +31,27 @@ fn is_root() -> bool {
     fs::metadata(p).expect("probe").uid() == 0
 }
 
+/// A null (`full == false`) or full device node to name as an output: a
+/// node of our own in `dir` when we are root, so that a regression that
+/// replaced its output could never replace the machine's `/dev/null`
+/// (as root it could); else the system's, which we cannot replace.
+fn device(dir: &Path, full: bool) -> String {
+    let (name, minor) = if full { ("full", "7") } else { ("null", "3") };
+    if is_root() {
+        let made = Command::new("mknod")
+            .args([name, "c", "1", minor])
+            .current_dir(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            return dir.join(name).display().to_string();
+        }
+        eprintln!("note: mknod refused: the test uses /dev/{name} only without -f");
+    }
+    format!("/dev/{name}")
+}
+
 fn lz4_frame_of(data: &[u8]) -> Vec<u8> {
     lzkit::lz4::frame::compress(data, &lzkit::lz4::frame::FrameOptions::new())
 }
@@ -136,50 +157,40 @@ fn fifo_output_is_written_into_not_replaced() {
 fn dev_null_and_devices_are_never_replaced() {
     let d = tmp();
     write(d.path(), "tiny.txt", b"hello world\n");
-    for args in [
-        &["-q", "-f", "tiny.txt", "/dev/null"][..],
-        &["-q", "tiny.txt", "/dev/null"],
-    ] {
-        assert_success(&lzkit(d.path(), args), "write to /dev/null");
+    let (null, full) = (device(d.path(), false), device(d.path(), true));
+    let ours = null.starts_with(&*d.path().to_string_lossy());
+    // Without -f first, and -f only on a node of our own: a regression
+    // must not be able to replace the system's /dev/null.
+    assert_success(&lzkit(d.path(), &["-q", "tiny.txt", &null]), "null");
+    if ours {
+        assert_success(
+            &lzkit(d.path(), &["-q", "-f", "tiny.txt", &null]),
+            "-f null",
+        );
     }
-    assert!(
-        fs::metadata("/dev/null")
-            .expect("/dev/null")
-            .file_type()
-            .is_char_device()
-    );
-    let out = lzkit(d.path(), &["-f", "tiny.txt", "/dev/full"]);
-    assert_failure_naming(&out, "/dev/full", "/dev/full");
+    let kind = fs::symlink_metadata(&null).expect("null").file_type();
+    assert!(kind.is_char_device(), "the null device was replaced");
+    let out = lzkit(d.path(), &["tiny.txt", &full]);
+    assert_failure_naming(&out, &full, "a full device");
     assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
-    if !is_root() {
-        eprintln!("note: not root: device-node test (mknod) skipped");
+    let kind = fs::symlink_metadata(&full).expect("full").file_type();
+    assert!(kind.is_char_device(), "the full device was replaced");
+    if !ours {
+        eprintln!("note: no device nodes of our own (not root, or no mknod): -f not tried");
         return;
     }
-    // A device node of our own: the null device, then a block device.
+    // A block device node of our own (a loop device's numbers; never opened).
     let made = Command::new("mknod")
-        .args(["n", "c", "1", "3"])
+        .args(["b", "b", "7", "200"])
         .current_dir(d.path())
         .status();
     if made.is_ok_and(|s| s.success()) {
-        assert_success(&lzkit(d.path(), &["-q", "-f", "tiny.txt", "n"]), "-f n");
-        let kind = fs::symlink_metadata(d.path().join("n"))
-            .expect("n")
+        let out = lzkit(d.path(), &["-f", "tiny.txt", "b"]);
+        assert_failure_naming(&out, "b", "block device");
+        let kind = fs::symlink_metadata(d.path().join("b"))
+            .expect("b")
             .file_type();
-        assert!(kind.is_char_device(), "the device node was replaced");
-        let made = Command::new("mknod")
-            .args(["b", "b", "7", "200"])
-            .current_dir(d.path())
-            .status();
-        if made.is_ok_and(|s| s.success()) {
-            let out = lzkit(d.path(), &["-f", "tiny.txt", "b"]);
-            assert_failure_naming(&out, "b", "block device");
-            let kind = fs::symlink_metadata(d.path().join("b"))
-                .expect("b")
-                .file_type();
-            assert!(kind.is_block_device(), "the block device was replaced");
-        }
-    } else {
-        eprintln!("note: mknod refused (a container without CAP_MKNOD?); skipped");
+        assert!(kind.is_block_device(), "the block device was replaced");
     }
 }
 
@@ -545,8 +556,9 @@ fn a_full_disk_leaves_the_source_and_no_partial_output() {
     }
     write(d.path(), "big", &data);
     // The output device is full from the first write.
-    let out = lzkit(d.path(), &["-f", "--rm", "big", "/dev/full"]);
-    assert_failure_naming(&out, "/dev/full", "/dev/full");
+    let full = device(d.path(), true);
+    let out = lzkit(d.path(), &["--rm", "big", &full]);
+    assert_failure_naming(&out, &full, "a full device");
     assert_eq!(read(d.path(), "big"), data, "the source survives");
 
     let small = d.path().join("small");
