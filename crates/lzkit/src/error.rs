@@ -62,6 +62,11 @@ pub enum Lz4Fault {
     /// The input ended in the middle of a sequence (token, length, literals or offset).
     Truncated,
     /// A match offset of 0, which the format forbids (LZ4 block format: "offset 0 is invalid").
+    ///
+    /// The reference decoder (`LZ4_decompress_safe` of lz4 1.10, and so
+    /// `lz4 -d`) does not check for it and copies the match from the
+    /// position being written: a block with offset 0 is the one kind of
+    /// block it accepts that lzkit rejects.
     OffsetZero,
     /// A match offset pointing before the start of the output (and of any dictionary).
     OffsetBeforeStart {

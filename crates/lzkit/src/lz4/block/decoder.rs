@@ -254,6 +254,27 @@ impl Decoder {
         Ok(dst)
     }
 
+    /// Decompress the block `src` into `buf[start..]` (capacity
+    /// `buf.len() - start`) with `buf[..start]` as history that matches may
+    /// reach (a prefix, as linked frame blocks see earlier output; the
+    /// reference decoder's `LZ4_decompress_safe_usingDict` with the
+    /// dictionary just before the output). Returns the bytes written after
+    /// `start`. Test support for the prefix path that frame decoding uses,
+    /// not a stable API.
+    ///
+    /// # Panics
+    /// If `start > buf.len()`.
+    #[doc(hidden)]
+    pub fn decompress_with_prefix_into(
+        &mut self,
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Result<usize> {
+        assert!(start <= buf.len(), "prefix longer than the buffer");
+        self.decode_with_prefix(src, buf, start).map_err(|e| *e)
+    }
+
     /// Decode `src` into `buf[start..]` with `buf[..start]` as history.
     ///
     /// The common case, a fixed decoder or a converged adaptive one between

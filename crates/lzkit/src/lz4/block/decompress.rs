@@ -32,15 +32,36 @@
 //! output buffer is copied from the dictionary's tail by [`dict_match`],
 //! off the fast path. No dictionary bytes are copied up front.
 //!
-//! Acceptance rules (the LZ4 block format's end conditions, checked exactly
-//! as the reference decoder checks them against the output capacity, so that
-//! we never accept a block it rejects):
+//! Acceptance rules: exactly those of the reference decoder,
+//! `LZ4_decompress_safe` (and `_usingDict`) of lz4 1.10, but for offset 0.
+//! The format's end conditions are checked as it checks them, against the
+//! output *capacity* and the input end, not against where the block's
+//! output ends:
 //! * a literal run that ends within [`MF_LIMIT`] bytes of the output capacity,
 //!   or within 8 bytes of the input end, must be the last sequence: it must
 //!   end exactly at the input end;
 //! * a match must end at least [`LAST_LITERALS`] bytes before the capacity;
 //! * a match offset must be between 1 and the number of bytes of history
-//!   (the prefix plus what this call has written).
+//!   (the prefix plus what this call has written, plus the dictionary).
+//!
+//! Except, as in the reference decoder's two-stage shortcut, for a sequence
+//! whose literal length fits the token (at most 14), whose token leaves at
+//! least 17 input bytes after it ([`SHORTCUT_INPUT`]) and that starts at
+//! least 32 bytes ([`SHORTCUT_OUTPUT`]) before the capacity: its literal
+//! run need not leave 8 input bytes (the offset is read, the next token
+//! follows it), and if its match is short too (at most 18 bytes, the token
+//! alone encodes it) and comes from 8 or more bytes back inside the output
+//! buffer (with its prefix, not the external dictionary), that match need
+//! not end [`LAST_LITERALS`] before the capacity. So a block whose last
+//! literal run is shorter than 5 bytes, or whose last match starts fewer
+//! than 12 bytes before its end, decodes where `lz4 -d` decodes it. Those
+//! sequences are near an end of a buffer, so only the careful step sees
+//! them: the fast loop's margins keep it far from both ends, where both
+//! sets of rules accept the same sequences.
+//!
+//! Offset 0 is rejected ([`Lz4Fault::OffsetZero`]): the format says it is
+//! invalid. The reference decoder does not check for it and copies a
+//! match from the position being written.
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 use crate::error::{Error, Fault, Lz4Fault};
@@ -70,6 +91,15 @@ const SHORT_LITERALS: usize = RUN_MASK - 1;
 
 /// Longest match the token alone encodes.
 const SHORT_MATCH: usize = RUN_MASK - 1 + MIN_MATCH;
+
+/// The reference decoder's shortcut (`LZ4_decompress_generic`'s safe
+/// loop) applies to a sequence whose token leaves more than 16 input bytes
+/// (at least this many after the token)...
+const SHORTCUT_INPUT: usize = SHORT_LITERALS + 2 + 1;
+/// ... and that starts at least this many bytes before the output
+/// capacity: room for a short literal run and a short match.
+const SHORTCUT_OUTPUT: usize = SHORT_LITERALS + SHORT_MATCH;
+const _: () = assert!(SHORTCUT_INPUT == 17 && SHORTCUT_OUTPUT == 32);
 
 /// Loop shape: every sequence decoded the same way.
 pub(crate) const PLAIN: u8 = 0;
@@ -862,12 +892,17 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
     let token = token as usize;
     ip += 1;
     let mut lit = token >> 4;
+    // The reference decoder's two-stage shortcut (see the module
+    // documentation): a short literal run with enough input and output
+    // left is not held to the end conditions, nor is a short match after
+    // it from at least 8 bytes back within the history.
+    let shortcut = lit < RUN_MASK && iend - ip >= SHORTCUT_INPUT && oend - op >= SHORTCUT_OUTPUT;
     if lit == RUN_MASK {
         lit += read_length(src, &mut ip, iend)?;
     }
     let in_left = iend - ip;
     let out_left = oend - op;
-    if lit + MF_LIMIT > out_left || lit + LITERAL_INPUT_GUARD > in_left {
+    if !shortcut && (lit + MF_LIMIT > out_left || lit + LITERAL_INPUT_GUARD > in_left) {
         // Must be the last sequence: literals up to the input end exactly.
         if lit != in_left {
             // More input than literals: the block goes on, but either the
@@ -894,7 +929,9 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
     copy_literals_careful(buf, op, src, ip, lit);
     ip += lit;
     let op = op + lit;
-    // in_left - lit >= LITERAL_INPUT_GUARD, so the offset is in bounds.
+    // in_left - lit >= LITERAL_INPUT_GUARD, or (the shortcut) in_left >=
+    // SHORTCUT_INPUT and lit <= SHORT_LITERALS: the offset is in bounds
+    // and at least one byte follows it.
     let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
     check_offset(offset, op + dict.bytes().len(), ip)?;
     ip += 2;
@@ -912,6 +949,11 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
         // 8-byte pieces, each reading only bytes written before it.
         copy_short_match_exact(buf, op, offset);
         op + len
+    } else if shortcut && token & 15 != RUN_MASK && offset >= 8 {
+        // The shortcut's short match: not held to the last literals. It
+        // fits: op was at most SHORTCUT_OUTPUT before the capacity at the
+        // token, and SHORT_LITERALS + SHORT_MATCH <= SHORTCUT_OUTPUT.
+        copy_match_exact(buf, op, offset, len)
     } else {
         exact_match(buf, op, offset, len, ip)?
     };

@@ -18,7 +18,16 @@
 //! * [`decompress_into`]: safe on any input. It never panics, never reads or
 //!   writes outside the two slices, only ever copies bytes it has itself
 //!   written in this call (or the dictionary), and reports malformed input as
-//!   [`Error::CorruptBlock`](crate::Error::CorruptBlock).
+//!   [`Error::CorruptBlock`](crate::Error::CorruptBlock). It accepts exactly
+//!   the blocks that the reference decoder (`LZ4_decompress_safe` of lz4
+//!   1.10, `_usingDict` with a dictionary) accepts with the same output
+//!   capacity, and decodes them to the same bytes, with one exception: a
+//!   match offset of 0, which the format forbids and the reference decoder
+//!   does not check ([`Lz4Fault::OffsetZero`](crate::Lz4Fault::OffsetZero)).
+//!   Like the reference decoder, it checks the format's end-of-block rules
+//!   against the capacity and the input's end, not against where the output
+//!   ends, and waives them where the reference decoder's shortcut does; so
+//!   the capacity can decide whether a block is accepted.
 //!
 //! # Layout
 //! * `format`: the format's limits ([`MIN_MATCH`], [`MF_LIMIT`], ...) and
