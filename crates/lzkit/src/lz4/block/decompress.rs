@@ -62,6 +62,13 @@
 //! Offset 0 is rejected ([`Lz4Fault::OffsetZero`]): the format says it is
 //! invalid. The reference decoder does not check for it and copies a
 //! match from the position being written.
+//!
+//! Lengths: on 32-bit targets, where 17 MiB of 255-run bytes add up to
+//! 4 GiB, a literal or match length is at most [`MAX_LENGTH`] (half the
+//! address space, the reference decoder's limit too), else
+//! [`Lz4Fault::LengthOverflow`]; no sum or bounds check of the loop then
+//! overflows. On 64-bit targets no input is long enough to overflow one,
+//! and the checks compile away.
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 use crate::error::{Error, Fault, Lz4Fault};
@@ -321,19 +328,32 @@ fn corrupt(at: usize, fault: Lz4Fault) -> Box<Error> {
 
 /// Read a 255-run length continuation starting at `*ip`, a byte at a time:
 /// the tail of [`read_length`], and its reference in tests. Each byte read
-/// must leave `*ip <= limit`.
+/// must leave `*ip <= limit`. At most [`MAX_LENGTH`] where lengths can
+/// overflow (else [`Lz4Fault::LengthOverflow`]).
 #[inline(always)]
 fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
     loop {
         let b = length_byte(src, ip, limit)?;
-        // Cannot overflow: read_length calls this for its last few bytes
-        // (fewer than 8 before the limit), after checking its length.
+        // No overflow: len was at most MAX_LENGTH (checked below) before
+        // this byte, or lengths cannot overflow at all.
         len += b as usize;
+        len = bounded_length(len, *ip)?;
         if b != 255 {
             return Ok(len);
         }
     }
+}
+
+/// `len`, a length read from 255-run bytes (the input position now `ip`),
+/// or [`Lz4Fault::LengthOverflow`] if it is over [`MAX_LENGTH`] where
+/// lengths can overflow `usize`. Compiled away where they cannot.
+#[inline(always)]
+fn bounded_length(len: usize, ip: usize) -> Decoded<usize> {
+    if LENGTH_MAY_OVERFLOW && len > MAX_LENGTH {
+        return Err(corrupt(ip, Lz4Fault::LengthOverflow));
+    }
+    Ok(len)
 }
 
 /// Read the length byte at `*ip`, which must leave `*ip <= limit`.
@@ -355,11 +375,23 @@ fn length_byte(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<u8> {
 /// away there. On 32-bit targets 17 MiB of 255s add up to 4 GiB.
 const LENGTH_MAY_OVERFLOW: bool = usize::BITS < 64;
 
-/// Longest length [`read_length`] accepts where it can overflow (as the
-/// reference decoder, half the address space): below it, the few bytes of
-/// length after the check and the decode loop's margins added to it cannot
-/// overflow.
+/// Longest length [`read_length`] returns where lengths can overflow
+/// (longer ones are [`Lz4Fault::LengthOverflow`], as the reference decoder
+/// rejects lengths over half the address space; no valid block has one,
+/// since its input would not fit in memory). The decode loop adds at most
+/// [`LENGTH_HEADROOM`] to a length read (the token's nibble, the minimum
+/// match, its margins), which then cannot overflow, on any target.
 const MAX_LENGTH: usize = usize::MAX / 2;
+
+/// The most the decode loop adds to a length that [`read_length`]
+/// returned, in its sums and bounds checks (checked where the loop is
+/// instantiated, for each kernel's margins).
+const LENGTH_HEADROOM: usize = 256;
+
+const _: () = assert!(
+    MAX_LENGTH <= usize::MAX - LENGTH_HEADROOM,
+    "a length read plus what the loop adds to it fits in usize"
+);
 
 /// Length bytes [`read_length`] reads one at a time before going eight
 /// at a time.
@@ -374,6 +406,12 @@ const LENGTH_BYTEWISE: usize = 4;
 /// loop reads a single length byte itself and comes here for more. An
 /// incompressible 64 KiB block is one literal run with 257 length bytes,
 /// which a byte at a time cost 10% of its decode (a memcpy).
+///
+/// Where lengths can overflow `usize` (32-bit targets: 17 MiB of 255s add
+/// up to 4 GiB), the sum is checked against [`MAX_LENGTH`] as it grows
+/// and before it is returned: the result is at most `MAX_LENGTH`, or the
+/// error is [`Lz4Fault::LengthOverflow`]. On 64-bit targets the checks
+/// compile away.
 #[inline(always)]
 fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
@@ -393,10 +431,8 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
         let word = u64::from_le_bytes(src[*ip..*ip + 8].try_into().unwrap_or([0; 8]));
         if word == u64::MAX {
             *ip += 8;
-            len += 8 * 255;
-            if LENGTH_MAY_OVERFLOW && len > MAX_LENGTH {
-                return Err(corrupt(*ip, Lz4Fault::LengthOverflow));
-            }
+            // No overflow: at most MAX_LENGTH before (checked below).
+            len = bounded_length(len + 8 * 255, *ip)?;
             continue;
         }
         // The first byte below 255 ends the length; the bytes before it
@@ -404,9 +440,11 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
         let n = ((!word).trailing_zeros() / 8) as usize;
         len += 255 * n + (word >> (8 * n) & 0xFF) as usize;
         *ip += n + 1;
-        return Ok(len);
+        return bounded_length(len, *ip);
     }
-    read_length_bytewise(src, ip, limit).map(|rest| len + rest)
+    // Both at most MAX_LENGTH: the sum fits.
+    let rest = read_length_bytewise(src, ip, limit)?;
+    bounded_length(len + rest, *ip)
 }
 
 /// Decode sequences while both buffers are far from their ends. Returns
@@ -420,6 +458,13 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
     pos: &mut Cursor,
     dict: D,
 ) -> Decoded<bool> {
+    const {
+        assert!(
+            RUN_MASK + MIN_MATCH + long_literal_in_margin::<K>() + out_margin::<K>() + K::OVERRUN
+                <= LENGTH_HEADROOM,
+            "what the loop adds to a length read stays within LENGTH_HEADROOM"
+        )
+    };
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
@@ -1088,6 +1133,43 @@ mod tests {
                                 "{v:?} prefix {prefix} lits {lits} offset {offset} len {len}"
                             );
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lengths_stop_at_half_the_address_space_on_32_bit() {
+        // 255-runs that sum to exactly MAX_LENGTH on 32-bit targets, and
+        // one more: from several starts (the word path's alignment), both
+        // readers. On 64-bit targets both are plain lengths.
+        let max32 = (u32::MAX / 2) as u64;
+        let run = (max32 / 255) as usize;
+        for last in [(max32 % 255) as u8, (max32 % 255) as u8 + 1] {
+            let want = 255 * run as u64 + last as u64;
+            for start in 0..3 {
+                let mut src = vec![0u8; start];
+                src.resize(start + run, 255);
+                src.push(last);
+                src.push(0);
+                for reader in [read_length, read_length_bytewise] {
+                    let mut ip = start;
+                    let got = reader(&src, &mut ip, src.len());
+                    if LENGTH_MAY_OVERFLOW && want > max32 {
+                        assert!(
+                            matches!(
+                                got.as_ref().map_err(|e| &**e),
+                                Err(Error::CorruptBlock {
+                                    fault: Fault::Lz4(Lz4Fault::LengthOverflow),
+                                    ..
+                                })
+                            ),
+                            "{want}: {got:?}"
+                        );
+                    } else {
+                        assert_eq!(got.ok().map(|n| n as u64), Some(want));
+                        assert_eq!(ip, start + run + 1);
                     }
                 }
             }
