@@ -230,6 +230,16 @@ pub enum Error {
         /// The dictionary ID in the frame header.
         dict_id: u32,
     },
+    /// The system would not allocate memory for decoded data: the data is
+    /// larger than this machine can hold. Decoders size their buffers from
+    /// what the input can produce, never from sizes it claims, so a small
+    /// input cannot cause this; and a refused allocation is this error,
+    /// never an abort.
+    #[error("out of memory: cannot allocate {bytes} bytes for decoded data")]
+    OutOfMemory {
+        /// The size of the buffer that could not be allocated.
+        bytes: usize,
+    },
     /// A decoder variant was requested that this CPU cannot run.
     #[error("decoder variant {variant} is not available on this CPU")]
     VariantUnavailable {
@@ -249,6 +259,7 @@ impl Error {
         match self {
             Error::Io(e) => e,
             Error::Truncated { .. } => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, self),
+            Error::OutOfMemory { .. } => std::io::Error::new(std::io::ErrorKind::OutOfMemory, self),
             other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
         }
     }

@@ -241,14 +241,16 @@ impl Decoder {
     }
 
     /// [`Decoder::decompress_with_dict_into`] into a new vector of at most
-    /// `max_size` bytes.
+    /// `max_size` bytes (the buffer is no larger than `src` can decode to,
+    /// as for [`super::decompress`]; [`Error::OutOfMemory`] if the system
+    /// will not allocate it).
     pub fn decompress_with_dict(
         &mut self,
         src: &[u8],
         dict: &[u8],
         max_size: usize,
     ) -> Result<Vec<u8>> {
-        let mut dst = vec![0u8; max_size];
+        let mut dst = crate::mem::zeroed(max_size.min(super::max_decoded_size(src.len())))?;
         let n = self.decompress_with_dict_into(src, dict, &mut dst)?;
         dst.truncate(n);
         Ok(dst)

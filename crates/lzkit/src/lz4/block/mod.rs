@@ -50,6 +50,7 @@ pub(crate) use compress::Compressor;
 pub use decoder::Decoder;
 #[doc(hidden)]
 pub use decoder::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
+pub(crate) use format::max_decoded_size;
 pub use format::{
     LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, MIN_MATCH, max_compressed_size,
 };
@@ -212,6 +213,11 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Res
 /// upper bound of the decoded size; a block that decodes to more is an
 /// error).
 ///
+/// The buffer decoded into is `max_size` bytes, or what `src` can decode to
+/// at most (255 bytes per input byte, plus 64) if that is less: a generous
+/// `max_size` costs nothing and the result is the same. If the system will
+/// not allocate it, the error is [`Error::OutOfMemory`](crate::Error::OutOfMemory).
+///
 /// ```
 /// use lzkit::lz4::block;
 ///
@@ -222,7 +228,7 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Res
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress(src: &[u8], max_size: usize) -> Result<Vec<u8>> {
-    let mut dst = vec![0u8; max_size];
+    let mut dst = crate::mem::zeroed(max_size.min(max_decoded_size(src.len())))?;
     let n = decompress_into(src, &mut dst)?;
     dst.truncate(n);
     Ok(dst)
