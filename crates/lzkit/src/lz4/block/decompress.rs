@@ -994,16 +994,29 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
         // 8-byte pieces, each reading only bytes written before it.
         copy_short_match_exact(buf, op, offset);
         op + len
-    } else if shortcut && token & 15 != RUN_MASK && offset >= 8 {
-        // The shortcut's short match: not held to the last literals. It
-        // fits: op was at most SHORTCUT_OUTPUT before the capacity at the
-        // token, and SHORT_LITERALS + SHORT_MATCH <= SHORTCUT_OUTPUT.
-        copy_match_exact(buf, op, offset, len)
+    } else if shortcut && token & 15 != RUN_MASK && offset >= 8 && oend - op < len + LAST_LITERALS {
+        // The shortcut's short match, ending in the last literals' place,
+        // which the shortcut allows.
+        shortcut_match(buf, op, offset, len)
     } else {
         exact_match(buf, op, offset, len, ip)?
     };
     pos.ip = ip;
     Ok(false)
+}
+
+/// Copy a short match (at most [`SHORT_MATCH`] bytes from at least 8
+/// back) of a sequence the reference decoder's shortcut decodes, which
+/// holds it to no end condition: where it ends within [`LAST_LITERALS`] of
+/// the capacity (rare: only near the end of a block, and valid only
+/// because the reference decoder accepts it). It fits: the sequence
+/// started at least [`SHORTCUT_OUTPUT`] bytes before the capacity, room
+/// for its literals and this match. Out of line, to keep the careful
+/// step's code small. Returns the new `op`.
+#[cold]
+#[inline(never)]
+fn shortcut_match(buf: &mut [u8], op: usize, offset: usize, len: usize) -> usize {
+    copy_match_exact(buf, op, offset, len)
 }
 
 /// The careful step's copy of a non-last literal run of `lit` bytes from
