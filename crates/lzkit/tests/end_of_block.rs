@@ -133,6 +133,57 @@ fn a_last_literal_run_shorter_than_five_bytes_decodes_as_in_c() {
     }
 }
 
+/// A head of sequences long enough for the fast loop to run before the
+/// end: 193 bytes.
+fn head() -> Vec<u8> {
+    let mut b = Vec::new();
+    lzkit_testkit::push_seq(&mut b, &lzkit_testkit::text(60, 1), 7, 90);
+    lzkit_testkit::push_seq(&mut b, b"abc", 16, 40);
+    b
+}
+
+/// Blocks ending as the format forbids and C allows, after [`head`]:
+/// the issue's end (3 last literals after a long match), and a short match
+/// that ends the output, then an empty last literal run. With the
+/// capacities where C accepts them.
+fn ends_c_accepts() -> [(Vec<u8>, std::ops::RangeFrom<usize>); 2] {
+    let mut issue = head();
+    issue.extend(hex(SHORT_TAIL_BLOCK));
+    // 14 literals, an 18-byte match from 8 back, no last literals.
+    let mut no_tail = head();
+    no_tail.push(0xEE);
+    no_tail.extend_from_slice(b"ABCDEFGHIJKLMN");
+    no_tail.extend_from_slice(&[8, 0, 0x00]);
+    // The long match must end 5 bytes before the capacity; the short
+    // one may end at it.
+    [(issue, 193 + 35 + 2..), (no_tail, 193 + 32..)]
+}
+
+#[test]
+fn blocks_ending_in_a_match_or_short_literals_after_a_long_head() {
+    for (b, accepted) in ends_c_accepts() {
+        let want = lzkit_testkit::ref_decode(&b, usize::MAX)
+            .expect("well-formed")
+            .0;
+        for cap in want.len().saturating_sub(3)..want.len() + 40 {
+            let theirs = c_ref::decompress(&b, cap, &[], 0);
+            assert_eq!(
+                theirs.is_some(),
+                accepted.contains(&cap),
+                "C, capacity {cap}"
+            );
+            if let Some(t) = &theirs {
+                assert_eq!(*t, want);
+            }
+            for (v, mut d) in decoders() {
+                let mut out = vec![0u8; cap];
+                let ours = d.decompress_into(&b, &mut out).map(|n| out[..n].to_vec());
+                assert_eq!(ours.ok(), theirs, "{v}, capacity {cap}: {b:02x?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn offset_zero_is_the_one_difference_from_c() {
     // 8 literals, a 4-byte match at offset 0, 12 last literals: C accepts

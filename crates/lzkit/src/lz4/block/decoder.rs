@@ -187,7 +187,9 @@ impl Decoder {
     /// `dict`, inside the decode loop, so the dictionary is neither copied
     /// nor limited in size (only its last 64 KiB can be reached). Accepts
     /// exactly the blocks the reference decoder accepts with the same
-    /// dictionary; an empty `dict` is no dictionary.
+    /// dictionary (but for offset 0: see
+    /// [`Lz4Fault::OffsetZero`](crate::Lz4Fault::OffsetZero)); an empty
+    /// `dict` is no dictionary.
     ///
     /// The dictionary loop is a separate instantiation of each variant,
     /// chosen by its own policy, which starts from what this decoder
