@@ -289,6 +289,37 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Opt
     c_size(n, true)
 }
 
+/// `LZ4_decompress_safe_usingDict` with the dictionary just before the
+/// output, as a prefix (C's `withSmallPrefix` / `withPrefix64k` modes):
+/// decode `src` into `buf[start..]` with `buf[..start]` as history.
+/// `None` as [`decompress_into`].
+///
+/// # Panics
+/// If `start > buf.len()`.
+pub fn decompress_with_prefix_into(src: &[u8], buf: &mut [u8], start: usize) -> Option<usize> {
+    let (prefix, dst) = buf.split_at_mut(start);
+    if dst.is_empty() {
+        // An empty output has no address of its own: C's answer for it
+        // does not depend on the history.
+        return decompress_into(src, dst);
+    }
+    let (slen, dlen, plen) = (c_len(src.len())?, c_len(dst.len())?, c_len(start)?);
+    // SAFETY: as in `decompress_with_dict_into`; the prefix is the `plen`
+    // bytes just before `dst` (one allocation, split), which C only reads,
+    // and C sees it end where `dst` starts (its prefix modes).
+    let n = unsafe {
+        LZ4_decompress_safe_usingDict(
+            src_ptr(src).cast(),
+            dst.as_mut_ptr().cast(),
+            slen,
+            dlen,
+            prefix.as_ptr().cast(),
+            plen,
+        )
+    };
+    c_size(n, true)
+}
+
 /// Decode `src` into a new buffer of capacity `cap` prefilled with `fill`
 /// (so that bytes C did not write show), with `dict` as history unless it
 /// is empty. Returns the decoded bytes, or `None` as [`decompress_into`].

@@ -179,3 +179,42 @@ pub fn stream_decode(
         }
     }
 }
+
+/// A standard frame of independent blocks whose contents are exactly
+/// `pieces` (each compressed on its own at level 1, or stored where that
+/// does not pay), in a frame of `block_size` blocks, with block and
+/// content checksums as asked. Small pieces in a frame of large blocks
+/// make blocks that claim far more room than they decode to.
+pub fn frame_of_pieces(
+    pieces: &[Vec<u8>],
+    block_size: BlockSize,
+    block_checksum: bool,
+    content_checksum: bool,
+) -> Vec<u8> {
+    use xxhash_rust::xxh32::xxh32;
+    let flg =
+        0x60 | if block_checksum { 0x10 } else { 0 } | if content_checksum { 0x04 } else { 0 };
+    let mut f = vec![0x04, 0x22, 0x4D, 0x18, flg, (block_size as u8) << 4];
+    f.push((xxh32(&f[4..6], 0) >> 8) as u8);
+    let mut content = Vec::new();
+    for piece in pieces {
+        assert!(!piece.is_empty() && piece.len() <= block_size.bytes());
+        let packed = lzkit::lz4::block::compress(piece, 1);
+        let (data, flag) = if packed.len() < piece.len() {
+            (&packed[..], 0)
+        } else {
+            (&piece[..], 0x8000_0000u32)
+        };
+        f.extend_from_slice(&(data.len() as u32 | flag).to_le_bytes());
+        f.extend_from_slice(data);
+        if block_checksum {
+            f.extend_from_slice(&xxh32(data, 0).to_le_bytes());
+        }
+        content.extend_from_slice(piece);
+    }
+    f.extend_from_slice(&0u32.to_le_bytes());
+    if content_checksum {
+        f.extend_from_slice(&xxh32(&content, 0).to_le_bytes());
+    }
+    f
+}

@@ -62,6 +62,11 @@ pub enum Lz4Fault {
     /// The input ended in the middle of a sequence (token, length, literals or offset).
     Truncated,
     /// A match offset of 0, which the format forbids (LZ4 block format: "offset 0 is invalid").
+    ///
+    /// The reference decoder (`LZ4_decompress_safe` of lz4 1.10, and so
+    /// `lz4 -d`) does not check for it and copies the match from the
+    /// position being written: a block with offset 0 is the one kind of
+    /// block it accepts that lzkit rejects.
     OffsetZero,
     /// A match offset pointing before the start of the output (and of any dictionary).
     OffsetBeforeStart {
@@ -225,6 +230,16 @@ pub enum Error {
         /// The dictionary ID in the frame header.
         dict_id: u32,
     },
+    /// The system would not allocate memory for decoded data: the data is
+    /// larger than this machine can hold. Decoders size their buffers from
+    /// what the input can produce, never from sizes it claims, so a small
+    /// input cannot cause this; and a refused allocation is this error,
+    /// never an abort.
+    #[error("out of memory: cannot allocate {bytes} bytes for decoded data")]
+    OutOfMemory {
+        /// The size of the buffer that could not be allocated.
+        bytes: usize,
+    },
     /// A decoder variant was requested that this CPU cannot run.
     #[error("decoder variant {variant} is not available on this CPU")]
     VariantUnavailable {
@@ -244,6 +259,7 @@ impl Error {
         match self {
             Error::Io(e) => e,
             Error::Truncated { .. } => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, self),
+            Error::OutOfMemory { .. } => std::io::Error::new(std::io::ErrorKind::OutOfMemory, self),
             other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
         }
     }

@@ -15,6 +15,7 @@ mod cpu;
 pub mod error;
 mod kernels;
 pub mod lz4;
+mod mem;
 mod pool;
 
 pub use error::{Codec, Error, Fault, Lz4Fault, Result};

@@ -262,7 +262,7 @@ fn mutated_blocks_agree_with_c() {
                             assert_same(&dst[..*n], t, &format!("{name}: C vs ours on {m:02x?}"));
                         }
                         (Some(_), Err(e)) => {
-                            // Allowed (e.g. offset 0), but count why.
+                            // Only offset 0 (checked below), but count why.
                             let why = match e {
                                 Error::CorruptBlock { fault, .. } => format!("{fault:?}"),
                                 e => format!("{e:?}"),
@@ -279,6 +279,11 @@ fn mutated_blocks_agree_with_c() {
     }
     eprintln!(
         "{cases} damaged blocks: {both_ok} accepted by both; rejected only by us: {stricter:?}"
+    );
+    // The one documented difference: C copies a match at offset 0.
+    assert!(
+        stricter.keys().all(|k| k == "Lz4(OffsetZero)"),
+        "we reject blocks C accepts: {stricter:?}"
     );
     assert!(
         both_ok > 1000,
@@ -519,8 +524,8 @@ fn mutated_frames_agree_with_c() {
 #[test]
 fn tiny_blocks_tiny_capacities_agree_with_c() {
     // Every block of 1 and 2 bytes, and a sample of 3..=8 bytes, at
-    // capacities 0..=20: where C rejects, we must too; where both accept,
-    // the same output.
+    // capacities 0..=20: where C rejects, we must too; where C accepts, we
+    // must too (but for offset 0), with the same output.
     let mut blocks: Vec<Vec<u8>> = (0..=255u8).map(|a| vec![a]).collect();
     for a in 0..=255u8 {
         for b in 0..=255u8 {
@@ -550,7 +555,20 @@ fn tiny_blocks_tiny_capacities_agree_with_c() {
                     "C rejects {b:02x?} at capacity {cap}, we accept ({n} bytes)"
                 )),
                 (Some(t), Ok(n)) => assert_eq!(&dst[..*n], &t[..], "{b:02x?} at capacity {cap}"),
-                _ => {}
+                (Some(_), Err(e)) => {
+                    if !matches!(
+                        e,
+                        Error::CorruptBlock {
+                            fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetZero),
+                            ..
+                        }
+                    ) {
+                        wrong.push(format!(
+                            "C accepts {b:02x?} at capacity {cap}, we reject it: {e}"
+                        ));
+                    }
+                }
+                (None, Err(_)) => {}
             }
         }
     }

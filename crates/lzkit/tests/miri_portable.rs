@@ -7,7 +7,7 @@
 //! test too.
 
 use lzkit::lz4::block::{self, Decoder, Variant};
-use lzkit_testkit::{periodic, random, text};
+use lzkit_testkit::{periodic, push_seq, random, ref_decode, text};
 
 /// Inputs with matches at every offset from 1 to 70 and literal runs of
 /// every kind, each small enough for Miri.
@@ -68,6 +68,39 @@ fn truncated_and_corrupt_blocks_fail_cleanly() {
             let mut bad = c.clone();
             bad[at] ^= 0x5A;
             let _ = d.decompress_into(&bad, &mut out);
+        }
+    }
+}
+
+#[test]
+fn blocks_ending_as_the_reference_decoder_allows() {
+    // Ends the format forbids and the reference decoder accepts (its
+    // shortcut; tests/end_of_block.rs checks them against it), after a head
+    // the fast loop decodes: 3 last literals after a long match, and a
+    // short match ending at the capacity with no last literals. Decoded
+    // near the ends of both buffers by the careful step.
+    let mut head = Vec::new();
+    push_seq(&mut head, &text(60, 1), 7, 90);
+    push_seq(&mut head, b"abc", 16, 40);
+    let mut issue = head.clone();
+    issue.extend_from_slice(&[0xDF]);
+    issue.extend_from_slice(b"ABCDEFGHIJKLM");
+    issue.extend_from_slice(&[1, 0, 0, 0x30, b'x', b'y', b'z']);
+    let mut no_tail = head;
+    no_tail.push(0xEE);
+    no_tail.extend_from_slice(b"ABCDEFGHIJKLMN");
+    no_tail.extend_from_slice(&[8, 0, 0]);
+    for (b, room) in [(issue, 2usize), (no_tail, 0)] {
+        let want = ref_decode(&b, usize::MAX).expect("well-formed").0;
+        for &v in Variant::available() {
+            let mut d = Decoder::with_variant(v).unwrap();
+            for cap in [want.len() + room, want.len() + room + 1, want.len() + 40] {
+                let mut out = vec![0xA5u8; cap];
+                let n = d
+                    .decompress_into(&b, &mut out)
+                    .unwrap_or_else(|e| panic!("{v} capacity {cap}: {e}"));
+                assert_eq!(&out[..n], &want[..], "{v} capacity {cap}");
+            }
         }
     }
 }

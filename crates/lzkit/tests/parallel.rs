@@ -474,6 +474,60 @@ fn corrupt_frames_fail_the_same_way_in_parallel() {
 }
 
 #[test]
+fn corrupt_frames_of_small_blocks_fail_the_same_way_in_waves() {
+    // Small blocks in a frame of 4 MiB blocks each claim up to 4 MiB of
+    // room, so the one-shot parallel decoder takes a few at a time (waves
+    // of about a batch per thread, growing with the output): the failing
+    // block, a framing error or a checksum may come in any wave.
+    let pieces: Vec<Vec<u8>> = (0..40u64)
+        .map(|i| mixed(20_000 + i as usize * 97, i))
+        .collect();
+    for (bc, cc) in [(true, true), (false, false)] {
+        let f = frame_of_pieces(&pieces, BlockSize::Max4MB, bc, cc);
+        let what = format!("small blocks bc={bc} cc={cc}");
+        let out = check_decoders_agree(&f, None, &what).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_same(&out, &pieces.concat(), &what);
+        let l = frame_layout(&f);
+        let mut corrupt: Vec<(String, Vec<u8>)> = Vec::new();
+        for k in [0, 1, 7, 20, 38, 39] {
+            let (at, size, _) = l.blocks[k];
+            corrupt.push((format!("data of block {k}"), flip(&f, at + 4 + size / 2, 3)));
+            corrupt.push((format!("start of block {k}"), flip(&f, at + 4, 7)));
+            if bc {
+                corrupt.push((format!("checksum of block {k}"), flip(&f, at + 4 + size, 5)));
+            }
+            corrupt.push((format!("size word of block {k} zero"), set_u32(&f, at, 0)));
+            corrupt.push((
+                format!("size word of block {k} too large"),
+                set_u32(&f, at, (5 << 20) as u32),
+            ));
+            corrupt.push((
+                format!("truncated in block {k}"),
+                f[..at + 4 + size / 3].to_vec(),
+            ));
+        }
+        corrupt.push((
+            "truncated before end mark".into(),
+            f[..l.end_mark_at].to_vec(),
+        ));
+        if let Some(c) = l.content_checksum_at {
+            corrupt.push(("content checksum flipped".into(), flip(&f, c + 1, 2)));
+        }
+        let mut failures = 0;
+        for (case, g) in &corrupt {
+            if check_decoders_agree(g, None, &format!("{what}: {case}")).is_err() {
+                failures += 1;
+            }
+        }
+        assert!(
+            failures * 10 >= corrupt.len() * 7,
+            "{failures} of {}",
+            corrupt.len()
+        );
+    }
+}
+
+#[test]
 fn streaming_stops_right_before_the_failing_block() {
     let src = &data()[..2 * JOB];
     let o = options(

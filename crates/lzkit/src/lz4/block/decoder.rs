@@ -187,7 +187,9 @@ impl Decoder {
     /// `dict`, inside the decode loop, so the dictionary is neither copied
     /// nor limited in size (only its last 64 KiB can be reached). Accepts
     /// exactly the blocks the reference decoder accepts with the same
-    /// dictionary; an empty `dict` is no dictionary.
+    /// dictionary (but for offset 0: see
+    /// [`Lz4Fault::OffsetZero`](crate::Lz4Fault::OffsetZero)); an empty
+    /// `dict` is no dictionary.
     ///
     /// The dictionary loop is a separate instantiation of each variant,
     /// chosen by its own policy, which starts from what this decoder
@@ -241,17 +243,40 @@ impl Decoder {
     }
 
     /// [`Decoder::decompress_with_dict_into`] into a new vector of at most
-    /// `max_size` bytes.
+    /// `max_size` bytes (the buffer is no larger than `src` can decode to,
+    /// as for [`super::decompress`]; [`Error::OutOfMemory`] if the system
+    /// will not allocate it).
     pub fn decompress_with_dict(
         &mut self,
         src: &[u8],
         dict: &[u8],
         max_size: usize,
     ) -> Result<Vec<u8>> {
-        let mut dst = vec![0u8; max_size];
+        let mut dst = crate::mem::zeroed(max_size.min(super::max_decoded_size(src.len())))?;
         let n = self.decompress_with_dict_into(src, dict, &mut dst)?;
         dst.truncate(n);
         Ok(dst)
+    }
+
+    /// Decompress the block `src` into `buf[start..]` (capacity
+    /// `buf.len() - start`) with `buf[..start]` as history that matches may
+    /// reach (a prefix, as linked frame blocks see earlier output; the
+    /// reference decoder's `LZ4_decompress_safe_usingDict` with the
+    /// dictionary just before the output). Returns the bytes written after
+    /// `start`. Test support for the prefix path that frame decoding uses,
+    /// not a stable API.
+    ///
+    /// # Panics
+    /// If `start > buf.len()`.
+    #[doc(hidden)]
+    pub fn decompress_with_prefix_into(
+        &mut self,
+        src: &[u8],
+        buf: &mut [u8],
+        start: usize,
+    ) -> Result<usize> {
+        assert!(start <= buf.len(), "prefix longer than the buffer");
+        self.decode_with_prefix(src, buf, start).map_err(|e| *e)
     }
 
     /// Decode `src` into `buf[start..]` with `buf[..start]` as history.

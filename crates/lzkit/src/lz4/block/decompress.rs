@@ -32,15 +32,43 @@
 //! output buffer is copied from the dictionary's tail by [`dict_match`],
 //! off the fast path. No dictionary bytes are copied up front.
 //!
-//! Acceptance rules (the LZ4 block format's end conditions, checked exactly
-//! as the reference decoder checks them against the output capacity, so that
-//! we never accept a block it rejects):
+//! Acceptance rules: exactly those of the reference decoder,
+//! `LZ4_decompress_safe` (and `_usingDict`) of lz4 1.10, but for offset 0.
+//! The format's end conditions are checked as it checks them, against the
+//! output *capacity* and the input end, not against where the block's
+//! output ends:
 //! * a literal run that ends within [`MF_LIMIT`] bytes of the output capacity,
 //!   or within 8 bytes of the input end, must be the last sequence: it must
 //!   end exactly at the input end;
 //! * a match must end at least [`LAST_LITERALS`] bytes before the capacity;
 //! * a match offset must be between 1 and the number of bytes of history
-//!   (the prefix plus what this call has written).
+//!   (the prefix plus what this call has written, plus the dictionary).
+//!
+//! Except, as in the reference decoder's two-stage shortcut, for a sequence
+//! whose literal length fits the token (at most 14), whose token leaves at
+//! least 17 input bytes after it ([`SHORTCUT_INPUT`]) and that starts at
+//! least 32 bytes ([`SHORTCUT_OUTPUT`]) before the capacity: its literal
+//! run need not leave 8 input bytes (the offset is read, the next token
+//! follows it), and if its match is short too (at most 18 bytes, the token
+//! alone encodes it) and comes from 8 or more bytes back inside the output
+//! buffer (with its prefix, not the external dictionary), that match need
+//! not end [`LAST_LITERALS`] before the capacity. So a block whose last
+//! literal run is shorter than 5 bytes, or whose last match starts fewer
+//! than 12 bytes before its end, decodes where `lz4 -d` decodes it. Those
+//! sequences are near an end of a buffer, so only the careful step sees
+//! them: the fast loop's margins keep it far from both ends, where both
+//! sets of rules accept the same sequences.
+//!
+//! Offset 0 is rejected ([`Lz4Fault::OffsetZero`]): the format says it is
+//! invalid. The reference decoder does not check for it and copies a
+//! match from the position being written.
+//!
+//! Lengths: on 32-bit targets, where 17 MiB of 255-run bytes add up to
+//! 4 GiB, a literal or match length is at most [`MAX_LENGTH`] (half the
+//! address space, the reference decoder's limit too), else
+//! [`Lz4Fault::LengthOverflow`]; no sum or bounds check of the loop then
+//! overflows. On 64-bit targets no input is long enough to overflow one,
+//! and the checks compile away.
 
 use super::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 use crate::error::{Error, Fault, Lz4Fault};
@@ -70,6 +98,15 @@ const SHORT_LITERALS: usize = RUN_MASK - 1;
 
 /// Longest match the token alone encodes.
 const SHORT_MATCH: usize = RUN_MASK - 1 + MIN_MATCH;
+
+/// The reference decoder's shortcut (`LZ4_decompress_generic`'s safe
+/// loop) applies to a sequence whose token leaves more than 16 input bytes
+/// (at least this many after the token)...
+const SHORTCUT_INPUT: usize = SHORT_LITERALS + 2 + 1;
+/// ... and that starts at least this many bytes before the output
+/// capacity: room for a short literal run and a short match.
+const SHORTCUT_OUTPUT: usize = SHORT_LITERALS + SHORT_MATCH;
+const _: () = assert!(SHORTCUT_INPUT == 17 && SHORTCUT_OUTPUT == 32);
 
 /// Loop shape: every sequence decoded the same way.
 pub(crate) const PLAIN: u8 = 0;
@@ -291,19 +328,32 @@ fn corrupt(at: usize, fault: Lz4Fault) -> Box<Error> {
 
 /// Read a 255-run length continuation starting at `*ip`, a byte at a time:
 /// the tail of [`read_length`], and its reference in tests. Each byte read
-/// must leave `*ip <= limit`.
+/// must leave `*ip <= limit`. At most [`MAX_LENGTH`] where lengths can
+/// overflow (else [`Lz4Fault::LengthOverflow`]).
 #[inline(always)]
 fn read_length_bytewise(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
     loop {
         let b = length_byte(src, ip, limit)?;
-        // Cannot overflow: read_length calls this for its last few bytes
-        // (fewer than 8 before the limit), after checking its length.
+        // No overflow: len was at most MAX_LENGTH (checked below) before
+        // this byte, or lengths cannot overflow at all.
         len += b as usize;
+        len = bounded_length(len, *ip)?;
         if b != 255 {
             return Ok(len);
         }
     }
+}
+
+/// `len`, a length read from 255-run bytes (the input position now `ip`),
+/// or [`Lz4Fault::LengthOverflow`] if it is over [`MAX_LENGTH`] where
+/// lengths can overflow `usize`. Compiled away where they cannot.
+#[inline(always)]
+fn bounded_length(len: usize, ip: usize) -> Decoded<usize> {
+    if LENGTH_MAY_OVERFLOW && len > MAX_LENGTH {
+        return Err(corrupt(ip, Lz4Fault::LengthOverflow));
+    }
+    Ok(len)
 }
 
 /// Read the length byte at `*ip`, which must leave `*ip <= limit`.
@@ -325,11 +375,23 @@ fn length_byte(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<u8> {
 /// away there. On 32-bit targets 17 MiB of 255s add up to 4 GiB.
 const LENGTH_MAY_OVERFLOW: bool = usize::BITS < 64;
 
-/// Longest length [`read_length`] accepts where it can overflow (as the
-/// reference decoder, half the address space): below it, the few bytes of
-/// length after the check and the decode loop's margins added to it cannot
-/// overflow.
+/// Longest length [`read_length`] returns where lengths can overflow
+/// (longer ones are [`Lz4Fault::LengthOverflow`], as the reference decoder
+/// rejects lengths over half the address space; no valid block has one,
+/// since its input would not fit in memory). The decode loop adds at most
+/// [`LENGTH_HEADROOM`] to a length read (the token's nibble, the minimum
+/// match, its margins), which then cannot overflow, on any target.
 const MAX_LENGTH: usize = usize::MAX / 2;
+
+/// The most the decode loop adds to a length that [`read_length`]
+/// returned, in its sums and bounds checks (checked where the loop is
+/// instantiated, for each kernel's margins).
+const LENGTH_HEADROOM: usize = 256;
+
+const _: () = assert!(
+    MAX_LENGTH <= usize::MAX - LENGTH_HEADROOM,
+    "a length read plus what the loop adds to it fits in usize"
+);
 
 /// Length bytes [`read_length`] reads one at a time before going eight
 /// at a time.
@@ -344,6 +406,12 @@ const LENGTH_BYTEWISE: usize = 4;
 /// loop reads a single length byte itself and comes here for more. An
 /// incompressible 64 KiB block is one literal run with 257 length bytes,
 /// which a byte at a time cost 10% of its decode (a memcpy).
+///
+/// Where lengths can overflow `usize` (32-bit targets: 17 MiB of 255s add
+/// up to 4 GiB), the sum is checked against [`MAX_LENGTH`] as it grows
+/// and before it is returned: the result is at most `MAX_LENGTH`, or the
+/// error is [`Lz4Fault::LengthOverflow`]. On 64-bit targets the checks
+/// compile away.
 #[inline(always)]
 fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
     let mut len = 0usize;
@@ -363,10 +431,8 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
         let word = u64::from_le_bytes(src[*ip..*ip + 8].try_into().unwrap_or([0; 8]));
         if word == u64::MAX {
             *ip += 8;
-            len += 8 * 255;
-            if LENGTH_MAY_OVERFLOW && len > MAX_LENGTH {
-                return Err(corrupt(*ip, Lz4Fault::LengthOverflow));
-            }
+            // No overflow: at most MAX_LENGTH before (checked below).
+            len = bounded_length(len + 8 * 255, *ip)?;
             continue;
         }
         // The first byte below 255 ends the length; the bytes before it
@@ -374,9 +440,11 @@ fn read_length(src: &[u8], ip: &mut usize, limit: usize) -> Decoded<usize> {
         let n = ((!word).trailing_zeros() / 8) as usize;
         len += 255 * n + (word >> (8 * n) & 0xFF) as usize;
         *ip += n + 1;
-        return Ok(len);
+        return bounded_length(len, *ip);
     }
-    read_length_bytewise(src, ip, limit).map(|rest| len + rest)
+    // Both at most MAX_LENGTH: the sum fits.
+    let rest = read_length_bytewise(src, ip, limit)?;
+    bounded_length(len + rest, *ip)
 }
 
 /// Decode sequences while both buffers are far from their ends. Returns
@@ -390,6 +458,13 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
     pos: &mut Cursor,
     dict: D,
 ) -> Decoded<bool> {
+    const {
+        assert!(
+            RUN_MASK + MIN_MATCH + long_literal_in_margin::<K>() + out_margin::<K>() + K::OVERRUN
+                <= LENGTH_HEADROOM,
+            "what the loop adds to a length read stays within LENGTH_HEADROOM"
+        )
+    };
     let iend = src.len();
     let oend = buf.len();
     let (mut ip, mut op) = (pos.ip, pos.op);
@@ -862,12 +937,17 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
     let token = token as usize;
     ip += 1;
     let mut lit = token >> 4;
+    // The reference decoder's two-stage shortcut (see the module
+    // documentation): a short literal run with enough input and output
+    // left is not held to the end conditions, nor is a short match after
+    // it from at least 8 bytes back within the history.
+    let shortcut = lit < RUN_MASK && iend - ip >= SHORTCUT_INPUT && oend - op >= SHORTCUT_OUTPUT;
     if lit == RUN_MASK {
         lit += read_length(src, &mut ip, iend)?;
     }
     let in_left = iend - ip;
     let out_left = oend - op;
-    if lit + MF_LIMIT > out_left || lit + LITERAL_INPUT_GUARD > in_left {
+    if !shortcut && (lit + MF_LIMIT > out_left || lit + LITERAL_INPUT_GUARD > in_left) {
         // Must be the last sequence: literals up to the input end exactly.
         if lit != in_left {
             // More input than literals: the block goes on, but either the
@@ -894,7 +974,9 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
     copy_literals_careful(buf, op, src, ip, lit);
     ip += lit;
     let op = op + lit;
-    // in_left - lit >= LITERAL_INPUT_GUARD, so the offset is in bounds.
+    // in_left - lit >= LITERAL_INPUT_GUARD, or (the shortcut) in_left >=
+    // SHORTCUT_INPUT and lit <= SHORT_LITERALS: the offset is in bounds
+    // and at least one byte follows it.
     let offset = u16::from_le_bytes([src[ip], src[ip + 1]]) as usize;
     check_offset(offset, op + dict.bytes().len(), ip)?;
     ip += 2;
@@ -912,11 +994,29 @@ fn careful_step<D: Dict>(src: &[u8], buf: &mut [u8], pos: &mut Cursor, dict: D) 
         // 8-byte pieces, each reading only bytes written before it.
         copy_short_match_exact(buf, op, offset);
         op + len
+    } else if shortcut && token & 15 != RUN_MASK && offset >= 8 && oend - op < len + LAST_LITERALS {
+        // The shortcut's short match, ending in the last literals' place,
+        // which the shortcut allows.
+        shortcut_match(buf, op, offset, len)
     } else {
         exact_match(buf, op, offset, len, ip)?
     };
     pos.ip = ip;
     Ok(false)
+}
+
+/// Copy a short match (at most [`SHORT_MATCH`] bytes from at least 8
+/// back) of a sequence the reference decoder's shortcut decodes, which
+/// holds it to no end condition: where it ends within [`LAST_LITERALS`] of
+/// the capacity (rare: only near the end of a block, and valid only
+/// because the reference decoder accepts it). It fits: the sequence
+/// started at least [`SHORTCUT_OUTPUT`] bytes before the capacity, room
+/// for its literals and this match. Out of line, to keep the careful
+/// step's code small. Returns the new `op`.
+#[cold]
+#[inline(never)]
+fn shortcut_match(buf: &mut [u8], op: usize, offset: usize, len: usize) -> usize {
+    copy_match_exact(buf, op, offset, len)
 }
 
 /// The careful step's copy of a non-last literal run of `lit` bytes from
@@ -1046,6 +1146,43 @@ mod tests {
                                 "{v:?} prefix {prefix} lits {lits} offset {offset} len {len}"
                             );
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lengths_stop_at_half_the_address_space_on_32_bit() {
+        // 255-runs that sum to exactly MAX_LENGTH on 32-bit targets, and
+        // one more: from several starts (the word path's alignment), both
+        // readers. On 64-bit targets both are plain lengths.
+        let max32 = (u32::MAX / 2) as u64;
+        let run = (max32 / 255) as usize;
+        for last in [(max32 % 255) as u8, (max32 % 255) as u8 + 1] {
+            let want = 255 * run as u64 + last as u64;
+            for start in 0..3 {
+                let mut src = vec![0u8; start];
+                src.resize(start + run, 255);
+                src.push(last);
+                src.push(0);
+                for reader in [read_length, read_length_bytewise] {
+                    let mut ip = start;
+                    let got = reader(&src, &mut ip, src.len());
+                    if LENGTH_MAY_OVERFLOW && want > max32 {
+                        assert!(
+                            matches!(
+                                got.as_ref().map_err(|e| &**e),
+                                Err(Error::CorruptBlock {
+                                    fault: Fault::Lz4(Lz4Fault::LengthOverflow),
+                                    ..
+                                })
+                            ),
+                            "{want}: {got:?}"
+                        );
+                    } else {
+                        assert_eq!(got.ok().map(|n| n as u64), Some(want));
+                        assert_eq!(ip, start + run + 1);
                     }
                 }
             }

@@ -33,3 +33,14 @@ pub const fn max_compressed_size(n: usize) -> usize {
         n + n / 255 + 16
     }
 }
+
+/// More than a block of `len` compressed bytes can decode to: each input
+/// byte adds at most 255 bytes of output (a 255-run length byte; a token
+/// and an offset decode to at most 19), plus 64 bytes of slack. A decode
+/// buffer at least this large accepts and rejects exactly what any larger
+/// one does (the end conditions compare output positions, at most 255
+/// times the input read, with the capacity minus at most 32), so a larger
+/// capacity can be cut down to this without changing any result.
+pub(crate) const fn max_decoded_size(len: usize) -> usize {
+    len.saturating_mul(255).saturating_add(64)
+}

@@ -18,7 +18,16 @@
 //! * [`decompress_into`]: safe on any input. It never panics, never reads or
 //!   writes outside the two slices, only ever copies bytes it has itself
 //!   written in this call (or the dictionary), and reports malformed input as
-//!   [`Error::CorruptBlock`](crate::Error::CorruptBlock).
+//!   [`Error::CorruptBlock`](crate::Error::CorruptBlock). It accepts exactly
+//!   the blocks that the reference decoder (`LZ4_decompress_safe` of lz4
+//!   1.10, `_usingDict` with a dictionary) accepts with the same output
+//!   capacity, and decodes them to the same bytes, with one exception: a
+//!   match offset of 0, which the format forbids and the reference decoder
+//!   does not check ([`Lz4Fault::OffsetZero`](crate::Lz4Fault::OffsetZero)).
+//!   Like the reference decoder, it checks the format's end-of-block rules
+//!   against the capacity and the input's end, not against where the output
+//!   ends, and waives them where the reference decoder's shortcut does; so
+//!   the capacity can decide whether a block is accepted.
 //!
 //! # Layout
 //! * `format`: the format's limits ([`MIN_MATCH`], [`MF_LIMIT`], ...) and
@@ -41,6 +50,7 @@ pub(crate) use compress::Compressor;
 pub use decoder::Decoder;
 #[doc(hidden)]
 pub use decoder::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
+pub(crate) use format::max_decoded_size;
 pub use format::{
     LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, MIN_MATCH, max_compressed_size,
 };
@@ -203,6 +213,11 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Res
 /// upper bound of the decoded size; a block that decodes to more is an
 /// error).
 ///
+/// The buffer decoded into is `max_size` bytes, or what `src` can decode to
+/// at most (255 bytes per input byte, plus 64) if that is less: a generous
+/// `max_size` costs nothing and the result is the same. If the system will
+/// not allocate it, the error is [`Error::OutOfMemory`](crate::Error::OutOfMemory).
+///
 /// ```
 /// use lzkit::lz4::block;
 ///
@@ -213,7 +228,7 @@ pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Res
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress(src: &[u8], max_size: usize) -> Result<Vec<u8>> {
-    let mut dst = vec![0u8; max_size];
+    let mut dst = crate::mem::zeroed(max_size.min(max_decoded_size(src.len())))?;
     let n = decompress_into(src, &mut dst)?;
     dst.truncate(n);
     Ok(dst)

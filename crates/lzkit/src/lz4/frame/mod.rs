@@ -350,7 +350,7 @@ mod tests {
 
     fn sample(n: usize) -> Vec<u8> {
         (0..n)
-            .map(|i| ((i / 7) % 251) as u8 ^ ((i * i) >> 13) as u8)
+            .map(|i| ((i / 7) % 251) as u8 ^ ((i as u64 * i as u64) >> 13) as u8)
             .collect()
     }
 

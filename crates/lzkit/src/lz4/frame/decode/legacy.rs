@@ -3,12 +3,14 @@
 //! the next frame's magic number. One-shot ([`decode_slice`]) and
 //! streaming ([`FrameDecoder`]'s legacy stage).
 
+use super::block_room;
 use super::slice::SliceInput;
 use super::stream::{FrameDecoder, Stage};
 use crate::error::{Error, Result};
 use crate::lz4::block::{self, with_thread_decoder};
 use crate::lz4::frame::LEGACY_BLOCK_SIZE;
 use crate::lz4::frame::header::Magic;
+use crate::mem;
 use std::io::Read;
 
 /// Largest compressed legacy block: the block bound of 8 MiB.
@@ -31,7 +33,9 @@ pub(super) fn decode_slice(input: &mut SliceInput<'_>, out: &mut Vec<u8>) -> Res
         }
         let data = input.take(len, "legacy block")?;
         let start = out.len();
-        out.resize(start + LEGACY_BLOCK_SIZE, 0);
+        // The block size, or what the block can produce if less (the same
+        // result: see block_room).
+        mem::grow_zeroed(out, start + block_room(len, false, LEGACY_BLOCK_SIZE))?;
         match with_thread_decoder(|d| d.decode_with_prefix(data, &mut out[start..], 0)) {
             Ok(n) => out.truncate(start + n),
             Err(e) => {
@@ -77,13 +81,11 @@ impl<R: Read> FrameDecoder<R> {
         self.read_block_data(len, "legacy block")?;
         self.out_pos = 0;
         self.filled = 0;
+        let room = block_room(len, false, LEGACY_BLOCK_SIZE);
+        self.window(room)?;
         let n = self
             .decoder
-            .decode_with_prefix(
-                &self.cbuf[..self.cbuf_len],
-                &mut self.win[..LEGACY_BLOCK_SIZE],
-                0,
-            )
+            .decode_with_prefix(&self.cbuf[..self.cbuf_len], &mut self.win[..room], 0)
             .map_err(|e| Error::Block {
                 index: 0,
                 at,

@@ -24,30 +24,37 @@ pub use stream::FrameDecoder;
 use super::DecodeOptions;
 use super::header::{BlockHeader, Header};
 use crate::error::{Error, Result};
-use crate::lz4::block::{Decoder, MAX_DISTANCE};
+use crate::lz4::block::{Decoder, MAX_DISTANCE, max_decoded_size};
 use crate::pool::effective_threads;
 use std::io::Read;
 use xxhash_rust::xxh32::{Xxh32, xxh32};
 
-/// LZ4 expands at most this much per input byte (each length byte adds at
-/// most 255).
-const MAX_EXPANSION: usize = 255;
-/// Slack over [`MAX_EXPANSION`] for a block's fixed-size parts.
-const EXPANSION_SLACK: usize = 64;
-
 /// Room to decode a block into: its decoded size is at most the block
-/// maximum, and at most 255 times its compressed size plus a little, so
-/// tiny blocks do not zero-fill a whole block maximum. Every decoding path
-/// gives a block exactly this capacity, so they agree on every error.
+/// maximum, and at most 255 times its compressed size plus a little
+/// ([`max_decoded_size`]), so tiny blocks do not zero-fill a whole block
+/// maximum. Every decoding path gives a block exactly this capacity, so
+/// they agree on every error (and with the reference decoder, which gives
+/// a block the block maximum: see [`max_decoded_size`]).
 pub(crate) fn block_room(len: usize, stored: bool, block_max: usize) -> usize {
     if stored {
         len
     } else {
-        block_max.min(
-            len.saturating_mul(MAX_EXPANSION)
-                .saturating_add(EXPANSION_SLACK),
-        )
+        block_max.min(max_decoded_size(len))
     }
+}
+
+/// A one-shot decoder reserves its output up front, from the frame's
+/// content size or else the bound of its blocks' sizes, but never more than
+/// this many times the frame's compressed size (or [`RESERVE_MIN`]): sizes
+/// in a header are claims. Past that, the output grows as blocks decode.
+const RESERVE_RATIO: usize = 4;
+/// The least a one-shot decoder may reserve up front (see [`RESERVE_RATIO`]).
+const RESERVE_MIN: usize = 1 << 20;
+
+/// The most a one-shot decoder reserves up front for a frame of
+/// `compressed` bytes (see [`RESERVE_RATIO`]).
+pub(crate) fn reserve_limit(compressed: usize) -> usize {
+    compressed.saturating_mul(RESERVE_RATIO).max(RESERVE_MIN)
 }
 
 /// Wrap an error with its block's index in the frame and stream position.
@@ -213,6 +220,11 @@ fn dict_tail(dict: &[u8]) -> &[u8] {
 }
 
 /// Decode every frame in `src` (standard, legacy; skippable frames skipped).
+///
+/// Memory: the output, reserved up to a few times the input's size (a
+/// content size in a header is a claim, and is trusted no further) and
+/// grown as blocks decode. An allocation the system refuses is
+/// [`Error::OutOfMemory`].
 ///
 /// ```
 /// use lzkit::lz4::frame::{self, FrameOptions};

@@ -4,8 +4,10 @@
 //! checksum and hands out the output in order. A failing block stops the
 //! output just where serial decoding stops it, with the same error.
 //!
-//! * One-shot ([`decode_frame_slice`]): the blocks are located first, then
-//!   decoded straight into the output vector.
+//! * One-shot ([`decode_frame_slice`]): the blocks are located and decoded
+//!   in waves, straight into the output vector; a wave's room is bounded
+//!   by the thread count and the output so far, not by what block sizes
+//!   claim.
 //! * Streaming ([`ParallelFrame`]): the [`super::FrameDecoder`] lends its
 //!   [`Workers`] to the frame, which reads batches ahead and hands them out.
 
@@ -15,8 +17,10 @@ use super::{FrameState, RawBlock, block_room, decode_raw, parse_block_header};
 use crate::error::{Error, Result};
 use crate::lz4::block::{Decoder, with_thread_decoder};
 use crate::lz4::frame::header::{BlockHeader, Header};
+use crate::mem;
 use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, Pool};
 use std::io::Read;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
@@ -76,7 +80,10 @@ fn decode_batch(
     // With a dictionary, each block decodes right after a copy of it.
     let mut scratch = Vec::new();
     if !dict.is_empty() {
-        scratch.resize(dict.len() + block_max, 0);
+        if let Err(e) = mem::grow_zeroed_exact(&mut scratch, dict.len() + block_max) {
+            result.error = Some(e);
+            return result;
+        }
         scratch[..dict.len()].copy_from_slice(dict);
     }
     let mut off = 0;
@@ -134,12 +141,19 @@ fn batch_ranges(rooms: &[usize]) -> Vec<Range<usize>> {
     ranges
 }
 
-/// One independent-block frame of the one-shot path, decoded in parallel:
-/// the blocks are located first (stopping at the end mark or at the first
-/// framing error), then decoded in batches straight into `out`, each batch
-/// into its own part of it, while this thread checks the content checksum
-/// of the batches in order. Errors are those of the serial one-shot path: the
-/// first failing block's, else the framing error.
+/// One independent-block frame of the one-shot path, decoded in parallel,
+/// in waves: blocks are located until their rooms (what each may produce,
+/// see [`block_room`]) fill the wave's budget, then decoded in batches
+/// straight into `out`, each batch into its own part of the wave's room,
+/// while this thread checks the content checksum of the batches in order;
+/// then the gaps left where blocks decoded to less than their room are
+/// closed, and the next wave starts. A wave's budget is a batch per thread
+/// ([`wave_floor`]), or what the frame has decoded so far if more: a
+/// block's size claims up to 255 times as much room as it has bytes, so
+/// memory beyond the decoded data stays within a few batches, growing with
+/// the data, whatever the claims (366 blocks of 16 KiB in a frame of 4 MiB
+/// blocks claim 1.4 GiB). Errors are those of the serial one-shot path:
+/// the first failing block's, else the framing error.
 pub(super) fn decode_frame_slice(
     input: &mut SliceInput<'_>,
     header: Header,
@@ -147,41 +161,126 @@ pub(super) fn decode_frame_slice(
     par: &mut SlicePar,
 ) -> Result<()> {
     let block_max = header.block_size.bytes();
-    let mut blocks = Vec::new();
-    let framing = loop {
-        match slice_block(input, &header, blocks.len() as u64) {
-            Ok(Some(b)) => blocks.push(b),
-            Ok(None) => break None,
-            Err(e) => break Some(e),
-        }
-    };
-    let rooms: Vec<usize> = blocks
-        .iter()
-        .map(|b| block_room(b.data.len(), b.stored, block_max))
-        .collect();
-    let ranges = batch_ranges(&rooms);
+    let floor = wave_floor(par.threads, block_max);
     let base = out.len();
-    let total = rooms.iter().sum::<usize>();
-    if base == 0 {
+    let mut state = FrameState::new(header);
+    let mut next_index = 0u64;
+    loop {
+        let budget = floor.max(out.len() - base);
+        let first = next_index;
+        let mut blocks = Vec::new();
+        let mut rooms = Vec::new();
+        let mut total = 0usize;
+        // `None` while the frame goes on after this wave; else its end
+        // mark (`Ok`) or the framing error that stops it.
+        let end = loop {
+            if !blocks.is_empty() && total + block_max > budget {
+                break None;
+            }
+            match slice_block(input, &header, next_index) {
+                Ok(Some(b)) => {
+                    let room = block_room(b.data.len(), b.stored, block_max);
+                    total += room;
+                    rooms.push(room);
+                    blocks.push(b);
+                    next_index += 1;
+                }
+                Ok(None) => break Some(Ok(())),
+                Err(e) => break Some(Err(e)),
+            }
+        };
+        if let Err(e) = decode_wave(&blocks, &rooms, first, block_max, out, par, &mut state) {
+            out.truncate(base);
+            return Err(e);
+        }
+        match end {
+            None => {}
+            Some(Ok(())) => return finish_frame_slice(input, &state),
+            Some(Err(e)) => {
+                out.truncate(base);
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// The least room a wave of [`decode_frame_slice`] decodes: a batch (or a
+/// block, if larger) per thread.
+fn wave_floor(threads: usize, block_max: usize) -> usize {
+    threads.max(1).saturating_mul(BATCH_BYTES.max(block_max))
+}
+
+/// A batch's part of a wave's room in the output: zeroed already (a fresh
+/// allocation), or the output's spare capacity, zero-filled by the task
+/// that decodes into it (in parallel, rather than by the calling thread
+/// before the wave).
+enum Part<'a> {
+    Zeroed(&'a mut [u8]),
+    Uninit(&'a mut [MaybeUninit<u8>]),
+}
+
+impl<'a> Part<'a> {
+    /// The part as bytes, zero-filled if it was not.
+    fn bytes(self) -> &'a mut [u8] {
+        match self {
+            Part::Zeroed(b) => b,
+            Part::Uninit(u) => mem::zero_fill(u),
+        }
+    }
+}
+
+/// Decode one wave of [`decode_frame_slice`]: `blocks` (with their
+/// `rooms`; the first is block `first` of the frame), appended to `out`
+/// packed, in batches on the pool, each counted in order in `state`.
+/// Returns the first failing block's error (`out` is then left as it was).
+fn decode_wave(
+    blocks: &[RawBlock<'_>],
+    rooms: &[usize],
+    first: u64,
+    block_max: usize,
+    out: &mut Vec<u8>,
+    par: &mut SlicePar,
+    state: &mut FrameState,
+) -> Result<()> {
+    if blocks.is_empty() {
+        return Ok(());
+    }
+    let ranges = batch_ranges(rooms);
+    let part_lens: Vec<usize> = ranges
+        .iter()
+        .map(|r| rooms[r.clone()].iter().sum())
+        .collect();
+    let total: usize = part_lens.iter().sum();
+    let start = out.len();
+    let fresh = out.capacity() == 0;
+    if fresh {
         // A fresh zeroed allocation: the system hands out zero pages, so the
         // pages are first touched (faulted in) by the tasks that decode
         // into them, in parallel, rather than zero-filled here first.
-        *out = vec![0u8; total];
+        *out = mem::zeroed(total)?;
     } else {
-        out.resize(base + total, 0);
+        out.try_reserve_exact(total)
+            .map_err(|_| mem::out_of_memory(start.saturating_add(total)))?;
     }
 
-    // Each batch's part of `out`, in order.
-    let mut parts: Vec<&mut [u8]> = Vec::with_capacity(ranges.len());
-    let mut rest = &mut out[base..];
-    for r in &ranges {
-        let (part, tail) = rest.split_at_mut(rooms[r.clone()].iter().sum());
-        parts.push(part);
-        rest = tail;
+    // Each batch's part of the wave's room, in order.
+    let mut parts: Vec<Part<'_>> = Vec::with_capacity(ranges.len());
+    if fresh {
+        let mut rest = &mut out[..];
+        for &len in &part_lens {
+            let (part, tail) = rest.split_at_mut(len);
+            parts.push(Part::Zeroed(part));
+            rest = tail;
+        }
+    } else {
+        let mut rest = &mut out.spare_capacity_mut()[..total];
+        for &len in &part_lens {
+            let (part, tail) = rest.split_at_mut(len);
+            parts.push(Part::Uninit(part));
+            rest = tail;
+        }
     }
-    let part_lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
 
-    let mut state = FrameState::new(header);
     let cancel = AtomicBool::new(false);
     // Bytes each batch decoded, in order, up to the first failure.
     let mut decoded: Vec<usize> = Vec::with_capacity(ranges.len());
@@ -206,17 +305,19 @@ pub(super) fn decode_frame_slice(
         Some(pool) if ranges.len() > 1 => {
             let (tx, rx) = mpsc::channel();
             let decoders = &par.decoders;
-            let blocks = &blocks;
             let cancel = &cancel;
             pool.in_place_scope(|scope| {
                 for (k, (part, r)) in parts.into_iter().zip(&ranges).enumerate() {
                     let tx = tx.clone();
                     scope.spawn(move || {
+                        // First of all: the whole part is initialised once
+                        // every task has run (decode_wave relies on it).
+                        let part = part.bytes();
                         let mut d = take_decoder(decoders);
                         let result = decode_batch(
                             &mut d,
                             &blocks[r.clone()],
-                            r.start as u64,
+                            first + r.start as u64,
                             block_max,
                             &[],
                             part,
@@ -239,7 +340,7 @@ pub(super) fn decode_frame_slice(
                         waiting[i] = Some((part, r));
                     }
                     let (part, r) = waiting[k].take().expect("just received");
-                    if let Some(e) = account(part, r, &mut state) {
+                    if let Some(e) = account(part, r, state) {
                         failure = Some(e);
                         return;
                     }
@@ -248,38 +349,53 @@ pub(super) fn decode_frame_slice(
         }
         _ => {
             for (part, r) in parts.into_iter().zip(&ranges) {
+                let part = part.bytes();
                 let result = with_thread_decoder(|d| {
                     decode_batch(
                         d,
                         &blocks[r.clone()],
-                        r.start as u64,
+                        first + r.start as u64,
                         block_max,
                         &[],
                         part,
                         &cancel,
                     )
                 });
-                if let Some(e) = account(part, result, &mut state) {
+                if let Some(e) = account(part, result, state) {
                     failure = Some(e);
                     break;
                 }
             }
         }
     }
-    if let Some(e) = failure.or(framing) {
-        out.truncate(base);
+    if let Some(e) = failure {
+        if fresh {
+            out.clear();
+        }
         return Err(e);
     }
+    // Without a failure every batch was decoded and counted (a task that
+    // panicked has had its panic re-raised by the scope).
+    assert_eq!(decoded.len(), ranges.len(), "every batch was decoded");
+    if !fresh {
+        // SAFETY: `try_reserve_exact` above made the capacity at least
+        // `start + total`, and every byte of `start..start + total` is
+        // initialised: the parts cover that range, and each part was
+        // zero-filled (`Part::bytes`) by the task or loop iteration that
+        // decoded it, before anything else; every batch was decoded (each
+        // one's result was counted above, there was no failure).
+        unsafe { out.set_len(start + total) };
+    }
     // Close the gaps left where a batch decoded to less than its room.
-    let mut from = base;
-    let mut to = base;
+    let mut from = start;
+    let mut to = start;
     for (len, n) in part_lens.iter().zip(&decoded) {
         out.copy_within(from..from + n, to);
         from += len;
         to += n;
     }
     out.truncate(to);
-    finish_frame_slice(input, &state)
+    Ok(())
 }
 
 /// A decoder from the shared set, or a new one.
@@ -400,8 +516,16 @@ fn decode_read_batch(
         .map(|b| block_room(b.data.len(), b.stored, block_max))
         .sum();
     // Buffers keep their length from use to use: zero-filled only once.
-    if out.len() < room {
-        out.resize(room, 0);
+    if let Err(e) = mem::grow_zeroed_exact(&mut out, room) {
+        return BatchDone {
+            raw,
+            out,
+            result: BatchResult {
+                sizes: Vec::new(),
+                error: Some(e),
+            },
+            tail,
+        };
     }
     let raws: Vec<RawBlock<'_>> = blocks
         .iter()
@@ -449,9 +573,7 @@ fn read_frame_block<R: Read>(
         BlockHeader::Data { len, stored } => (len, stored),
     };
     let start = *used;
-    if raw.len() < start + len {
-        raw.resize(start + len, 0);
-    }
+    mem::grow_zeroed_exact(raw, start + len)?;
     input.read_full(&mut raw[start..start + len], "block data")?;
     *used += len;
     let checksum = if header.block_checksum {

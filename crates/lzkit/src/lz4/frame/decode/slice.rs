@@ -3,11 +3,12 @@
 //! more than one thread is asked for; legacy streams to [`super::legacy`].
 
 use super::parallel::{self, SlicePar};
-use super::{FrameState, RawBlock, block_room, legacy, parse_block_header};
+use super::{FrameState, RawBlock, block_room, legacy, parse_block_header, reserve_limit};
 use crate::error::{Error, Result};
 use crate::lz4::block::with_thread_decoder;
 use crate::lz4::frame::BlockMode;
 use crate::lz4::frame::header::{BLOCK_STORED_FLAG, BlockHeader, Header, Magic};
+use crate::mem::{self, out_of_memory};
 
 /// The one-shot decoder without a dictionary, on `threads` threads.
 pub(super) fn decompress(src: &[u8], threads: usize) -> Result<Vec<u8>> {
@@ -125,20 +126,25 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
     let block_max = header.block_size.bytes();
     // Reserve the output once: growing the vector block by block would copy
     // everything decoded so far at every doubling (as costly as decoding
-    // highly compressible data).
-    let expected = match header.content_size {
-        Some(n) => n as usize,
-        None => output_bound(input.src, input.pos, &header),
-    };
-    out.reserve(expected.min(1 << 30));
+    // highly compressible data). But only what the blocks can produce,
+    // whatever the header claims (a content size of 2^63 in a 28-byte
+    // frame), and no more than reserve_limit of the frame's size: past
+    // that, the output grows as the blocks decode.
+    let (bound, compressed) = output_bound(input.src, input.pos, &header);
+    let expected = header
+        .content_size
+        .map_or(bound, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX).min(bound)
+        })
+        .min(reserve_limit(compressed));
+    out.try_reserve(expected)
+        .map_err(|_| out_of_memory(out.len().saturating_add(expected)))?;
     let frame_start = out.len();
     let mut filled = out.len();
     while let Some(block) = slice_block(input, &header, state.block_index)? {
         // Only what the previous block left unused is re-zeroed.
         let room = block_room(block.data.len(), block.stored, block_max);
-        if out.len() < filled + room {
-            out.resize(filled + room, 0);
-        }
+        mem::grow_zeroed(out, filled + room)?;
         let history = match header.block_mode {
             BlockMode::Linked => frame_start,
             BlockMode::Independent => filled,
@@ -160,20 +166,25 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
 }
 
 /// An upper bound of a frame's decoded size from its block size words alone
-/// (no decoding), for frames without a content size. Stops quietly at
-/// anything malformed; decoding reports it.
-fn output_bound(src: &[u8], mut pos: usize, header: &Header) -> usize {
+/// (no decoding): the sum of the blocks' [`block_room`]s, which is what
+/// the blocks can produce at most; and the frame's compressed bytes
+/// walked. Stops quietly at anything malformed (a size past the input's
+/// end counts only the bytes there); decoding reports it.
+fn output_bound(src: &[u8], start: usize, header: &Header) -> (usize, usize) {
     let block_max = header.block_size.bytes();
     let trailer = if header.block_checksum { 4 } else { 0 };
     let mut total = 0usize;
+    let mut pos = start;
     while let Some(word) = src.get(pos..pos + 4) {
         let word = u32::from_le_bytes(word.try_into().expect("4 bytes"));
         let len = (word & !BLOCK_STORED_FLAG) as usize;
         if word == 0 || len > block_max {
             break;
         }
+        // A block cut short can produce only from the bytes there.
+        let len = len.min(src.len() - pos - 4);
         total = total.saturating_add(block_room(len, word & BLOCK_STORED_FLAG != 0, block_max));
         pos = pos.saturating_add(4 + len + trailer);
     }
-    total
+    (total, pos.min(src.len()) - start)
 }

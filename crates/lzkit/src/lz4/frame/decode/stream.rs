@@ -9,7 +9,8 @@ use crate::lz4::block::{Decoder, MAX_DISTANCE};
 use crate::lz4::frame::header::{
     BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic,
 };
-use crate::lz4::frame::{BlockMode, DecodeOptions, LEGACY_BLOCK_SIZE};
+use crate::lz4::frame::{BlockMode, DecodeOptions};
+use crate::mem;
 use crate::pool::effective_threads;
 use std::io::{self, Read};
 
@@ -50,6 +51,10 @@ pub struct FrameDecoder<R: Read> {
     pub(super) win: Vec<u8>,
     /// End of decoded data in `win`.
     pub(super) filled: usize,
+    /// How long `win` may grow in the current frame: the history and one
+    /// block, or for linked blocks room for several (see
+    /// [`FrameDecoder::next_frame`]).
+    win_limit: usize,
     /// Next byte of `win` to hand to the reader.
     pub(super) out_pos: usize,
     /// Where the decoder is in its input.
@@ -159,6 +164,7 @@ impl<R: Read> FrameDecoder<R> {
             decoder: Decoder::new(),
             win: Vec::new(),
             filled: 0,
+            win_limit: 0,
             out_pos: 0,
             stage: Stage::BetweenFrames {
                 pending_magic: None,
@@ -247,18 +253,16 @@ impl<R: Read> FrameDecoder<R> {
     /// Read `len` bytes of block data into `cbuf[..len]` (`cbuf` only ever
     /// grows, so it is zero-filled once, not per block).
     pub(super) fn read_block_data(&mut self, len: usize, what: &'static str) -> Result<()> {
-        if self.cbuf.len() < len {
-            self.cbuf.resize(len, 0);
-        }
+        mem::grow_zeroed_exact(&mut self.cbuf, len)?;
         self.cbuf_len = len;
         self.input.read_full(&mut self.cbuf[..len], what)
     }
 
-    /// Make sure `win` has `len` bytes.
-    pub(super) fn window(&mut self, len: usize) {
-        if self.win.len() < len {
-            self.win.resize(len, 0);
-        }
+    /// Make sure `win` has `len` bytes. It grows as blocks need room (never
+    /// beyond the frame's [`FrameDecoder::win_limit`]), not to what a frame
+    /// header says blocks may need.
+    pub(super) fn window(&mut self, len: usize) -> Result<()> {
+        mem::grow_zeroed_exact(&mut self.win, len)
     }
 
     /// Decode the next block (or batch), or move past a frame boundary. An
@@ -300,7 +304,7 @@ impl<R: Read> FrameDecoder<R> {
                 }
                 let block_max = header.block_size.bytes();
                 let dict_len = self.dict.len();
-                let cap = match header.block_mode {
+                self.win_limit = match header.block_mode {
                     // Room for several blocks after the history, so sliding
                     // the history back to the front happens rarely.
                     BlockMode::Linked => {
@@ -308,7 +312,8 @@ impl<R: Read> FrameDecoder<R> {
                     }
                     BlockMode::Independent => dict_len + block_max,
                 };
-                self.window(cap);
+                // The window grows to that as blocks need it.
+                self.window(dict_len)?;
                 self.win[..dict_len].copy_from_slice(&self.dict);
                 self.filled = dict_len;
                 self.out_pos = dict_len;
@@ -323,10 +328,7 @@ impl<R: Read> FrameDecoder<R> {
                     }
                 })
             }
-            Some(Magic::Legacy) => {
-                self.window(LEGACY_BLOCK_SIZE);
-                Ok(Stage::Legacy)
-            }
+            Some(Magic::Legacy) => Ok(Stage::Legacy),
             Some(Magic::Skippable) => {
                 let len = self.input.u32("skippable frame size")? as u64;
                 let skipped = io::copy(&mut (&mut self.input.inner).take(len), &mut io::sink())?;
@@ -373,7 +375,7 @@ impl<R: Read> FrameDecoder<R> {
                 let block_max = header.block_size.bytes();
                 match header.block_mode {
                     BlockMode::Linked => {
-                        if self.win.len() - self.filled < block_max {
+                        if self.win_limit - self.filled < block_max {
                             // Slide: keep the last 64 KiB as history.
                             let keep = self.filled.min(MAX_DISTANCE);
                             self.win.copy_within(self.filled - keep..self.filled, 0);
@@ -383,13 +385,14 @@ impl<R: Read> FrameDecoder<R> {
                     BlockMode::Independent => self.filled = self.dict.len(),
                 }
                 self.out_pos = self.filled;
+                let end = self.filled + block_room(len, stored, block_max);
+                self.window(end)?;
                 let block = RawBlock {
                     data: &self.cbuf[..self.cbuf_len],
                     stored,
                     checksum,
                     at,
                 };
-                let end = self.filled + block_room(len, stored, block_max);
                 let buf = &mut self.win[..end];
                 let n = state.decode_block(&mut self.decoder, block, buf, self.filled)?;
                 self.filled += n;
