@@ -736,7 +736,8 @@ impl Job {
             buffered,
             &DecodeOptions::new()
                 .threads(self.threads)
-                .dictionary_opt(self.dictionary.clone()),
+                .dictionary_opt(self.dictionary.clone())
+                .verify_checksums(self.opts.verify_checksums),
         );
         let mut buf = vec![0u8; BUFFER_SIZE];
         loop {

@@ -278,6 +278,10 @@ pub struct DecodeOptions {
     pub threads: usize,
     /// The dictionary the frames were compressed with, if any.
     pub dictionary: Option<Arc<[u8]>>,
+    /// Verify block and content checksums (the default). Without, they are
+    /// read past and neither computed nor compared (`lz4 --no-crc`): faster,
+    /// and damaged data decodes to wrong bytes instead of an error.
+    pub verify_checksums: bool,
 }
 
 impl Default for DecodeOptions {
@@ -285,6 +289,7 @@ impl Default for DecodeOptions {
         DecodeOptions {
             threads: 1,
             dictionary: None,
+            verify_checksums: true,
         }
     }
 }
@@ -322,6 +327,25 @@ impl DecodeOptions {
     /// Set or clear [`DecodeOptions::dictionary`].
     pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
         self.dictionary = dict;
+        self
+    }
+
+    /// Set [`DecodeOptions::verify_checksums`].
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, DecodeOptions, FrameOptions};
+    ///
+    /// let data = b"checked or not ".repeat(100);
+    /// let mut packed = frame::compress(&data, &FrameOptions::new());
+    /// let last = packed.len() - 1;
+    /// packed[last] ^= 1; // damage the content checksum
+    /// assert!(frame::decompress(&packed).is_err());
+    /// let unchecked = DecodeOptions::new().verify_checksums(false);
+    /// assert_eq!(frame::decompress_with(&packed, &unchecked)?, data);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn verify_checksums(mut self, on: bool) -> Self {
+        self.verify_checksums = on;
         self
     }
 }

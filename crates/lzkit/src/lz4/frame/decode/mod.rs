@@ -144,6 +144,9 @@ pub(crate) struct RawBlock<'a> {
 /// content size.
 pub(crate) struct FrameState {
     pub(crate) header: Header,
+    /// Whether the checksums are verified ([`DecodeOptions::verify_checksums`]):
+    /// without, they are read past and neither computed nor compared.
+    pub(crate) verify: bool,
     block_index: u64,
     hasher: Option<Xxh32>,
     decoded: u64,
@@ -151,10 +154,16 @@ pub(crate) struct FrameState {
 
 impl FrameState {
     pub(crate) fn new(header: Header) -> Self {
+        Self::with_verification(header, true)
+    }
+
+    /// The state of a frame whose checksums are verified only if `verify`.
+    pub(crate) fn with_verification(header: Header, verify: bool) -> Self {
         FrameState {
             header,
+            verify,
             block_index: 0,
-            hasher: header.content_checksum.then(|| Xxh32::new(0)),
+            hasher: (verify && header.content_checksum).then(|| Xxh32::new(0)),
             decoded: 0,
         }
     }
@@ -174,6 +183,10 @@ impl FrameState {
         start: usize,
     ) -> Result<usize> {
         let block_max = self.header.block_size.bytes();
+        let block = RawBlock {
+            checksum: block.checksum.filter(|_| self.verify),
+            ..block
+        };
         let n = decode_raw(decoder, &block, self.block_index, block_max, buf, start)?;
         self.account(&buf[start..start + n]);
         Ok(n)
@@ -280,8 +293,9 @@ pub fn decompress_with_dict(src: &[u8], dict: &[u8]) -> Result<Vec<u8>> {
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress_with(src: &[u8], opts: &DecodeOptions) -> Result<Vec<u8>> {
-    match opts.dictionary.as_deref() {
-        Some(dict) if !dict.is_empty() => {
+    let dict = opts.dictionary.as_deref().unwrap_or_default();
+    match dict {
+        _ if !dict.is_empty() || !opts.verify_checksums => {
             let mut out = Vec::new();
             FrameDecoder::with_options(src, opts)
                 .read_to_end(&mut out)

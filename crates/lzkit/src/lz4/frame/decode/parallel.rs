@@ -678,7 +678,10 @@ impl ParallelFrame {
             }
             let index = self.read_index;
             match read_frame_block(input, &header, index, &mut raw, &mut used) {
-                Ok(Some(b)) => {
+                Ok(Some(mut b)) => {
+                    if !self.frame.verify {
+                        b.checksum = None;
+                    }
                     room += block_room(b.data.len(), b.stored, block_max);
                     blocks.push(b);
                     self.read_index += 1;

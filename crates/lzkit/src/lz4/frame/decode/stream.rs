@@ -62,6 +62,8 @@ pub struct FrameDecoder<R: Read> {
     /// Worker threads for independent-block frames: `None` with one thread,
     /// or while a [`Stage::Parallel`] frame holds them.
     workers: Option<Box<Workers>>,
+    /// Verify block and content checksums ([`DecodeOptions::verify_checksums`]).
+    verify: bool,
 }
 
 /// Where a [`FrameDecoder`] is in its input.
@@ -170,6 +172,7 @@ impl<R: Read> FrameDecoder<R> {
                 pending_magic: None,
             },
             workers: None,
+            verify: true,
         }
     }
 
@@ -211,6 +214,7 @@ impl<R: Read> FrameDecoder<R> {
         if threads > 1 {
             d.workers = Some(Box::new(Workers::new(threads, &d.dict)));
         }
+        d.verify = opts.verify_checksums;
         d
     }
 
@@ -317,7 +321,7 @@ impl<R: Read> FrameDecoder<R> {
                 self.win[..dict_len].copy_from_slice(&self.dict);
                 self.filled = dict_len;
                 self.out_pos = dict_len;
-                let state = FrameState::new(header);
+                let state = FrameState::with_verification(header, self.verify);
                 Ok(match (header.block_mode, self.workers.take()) {
                     (BlockMode::Independent, Some(workers)) => {
                         Stage::Parallel(Box::new(ParallelFrame::new(state, workers)))
