@@ -5,7 +5,7 @@
 
 use lzkit::Error;
 use lzkit::lz4::frame::{
-    self, BlockMode, BlockSize, FrameDecoder, FrameEncoder, FrameKind, FrameOptions,
+    self, BlockMode, BlockSize, DecodeOptions, FrameDecoder, FrameEncoder, FrameKind, FrameOptions,
     LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MAGIC, decompress, decompress_with_dict, list_frames,
 };
 use lzkit_testkit::Rng;
@@ -1364,5 +1364,52 @@ proptest! {
             prop_assert!(x == y);
         }
         let _ = list_frames(&bytes[..]);
+    }
+}
+
+/// `verify_checksums(false)` reads past block and content checksums on
+/// every decode path (one-shot, streaming, 1 and 4 threads, linked and
+/// independent blocks); with verification a damaged checksum is an error.
+#[test]
+fn checksums_can_be_left_unverified() {
+    let data = lzkit_testkit::prose_with_noise(600_000, 91);
+    for linked in [false, true] {
+        let opts = FrameOptions::new()
+            .block_size(BlockSize::Max64KB)
+            .block_mode(if linked {
+                BlockMode::Linked
+            } else {
+                BlockMode::Independent
+            })
+            .block_checksum(true)
+            .content_checksum(true);
+        let packed = lzkit::lz4::frame::compress(&data, &opts);
+        // Damage the last block checksum and the content checksum: the
+        // 4 bytes before the end mark and the last 4 bytes.
+        let mut bad = packed.clone();
+        let n = bad.len();
+        bad[n - 9] ^= 0x55;
+        bad[n - 1] ^= 0x55;
+        for threads in [1, 4] {
+            let checked = DecodeOptions::new().threads(threads);
+            assert!(lzkit::lz4::frame::decompress_with(&bad, &checked).is_err());
+            let unchecked = checked.clone().verify_checksums(false);
+            let out = lzkit::lz4::frame::decompress_with(&bad, &unchecked).expect("unverified");
+            assert!(out == data, "one-shot, linked {linked}, {threads} threads");
+            let mut streamed = Vec::new();
+            FrameDecoder::with_options(&bad[..], &unchecked)
+                .read_to_end(&mut streamed)
+                .expect("streaming, unverified");
+            assert!(
+                streamed == data,
+                "streaming, linked {linked}, {threads} threads"
+            );
+            let mut sink = Vec::new();
+            assert!(
+                FrameDecoder::with_options(&bad[..], &checked)
+                    .read_to_end(&mut sink)
+                    .is_err()
+            );
+        }
     }
 }
