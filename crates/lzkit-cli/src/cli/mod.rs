@@ -223,8 +223,9 @@ Differences from lz4:
   named; lz4 1.10 and lzkit write FILE.lz4 (use -c for stdout), and use
   stdout implicitly only for stdin input. With -c, -t or -o, every name is
   an input. Errors exit with status 1, as one line: lzkit: FILE: problem.
-  -i# counts timed rounds (lz4: seconds). A match offset of 0 is rejected
-  as the LZ4 block format specifies.
+  -i# counts timed rounds (lz4: seconds). lzkit decodes every block that
+  lz4's decoder accepts but one: a match offset of 0, which the LZ4 block
+  format declares invalid, is an error (lz4 writes zero bytes for it).
 
 Examples:
   lzkit file                     compress to file.lz4
