@@ -3,8 +3,10 @@
 //! variant is a portable one: round trips of matches at every offset up to
 //! 70 (pattern fills, chunk copies, overlapping copies), literal runs,
 //! exact and roomy output buffers, and truncated or corrupt blocks, which
-//! must give an error without any out-of-bounds access. Runs as an ordinary
-//! test too.
+//! must give an error without any out-of-bounds access; and the same
+//! through every variant's dictionary loop (matches in the dictionary and
+//! across its boundary into the output, too short a dictionary, none).
+//! Runs as an ordinary test too.
 
 use lzkit::lz4::block::{self, Decoder, Variant};
 use lzkit_testkit::{periodic, push_seq, random, ref_decode, text};
@@ -101,6 +103,76 @@ fn blocks_ending_as_the_reference_decoder_allows() {
                     .unwrap_or_else(|e| panic!("{v} capacity {cap}: {e}"));
                 assert_eq!(&out[..n], &want[..], "{v} capacity {cap}");
             }
+        }
+    }
+}
+
+/// A dictionary and data that borrows from it: matches entirely in the
+/// dictionary, matches that start in it and run on into the output (the
+/// copy crosses the boundary), at offsets up to the dictionary's start.
+fn dictionary_case() -> (Vec<u8>, Vec<u8>) {
+    let dict = [text(200, 21), periodic(60, 7, 22)].concat();
+    let data = [
+        &dict[..40],
+        &periodic(90, 7, 22)[..],
+        &dict[150..230],
+        &text(120, 23)[..],
+        &dict[255..],
+        &dict[..30],
+    ]
+    .concat();
+    (dict, data)
+}
+
+#[test]
+fn dictionary_decodes_through_every_variant() {
+    let (dict, data) = dictionary_case();
+    for level in [1, 9] {
+        let c = block::compress_with_dict(&data, &dict, level);
+        for &v in Variant::available() {
+            let mut d = Decoder::with_variant(v).unwrap();
+            // Exact capacity and a roomy stale buffer, as above.
+            for extra in [0usize, 40] {
+                let mut out = vec![0xA5u8; data.len() + extra];
+                let n = d
+                    .decompress_with_dict_into(&c, &dict, &mut out)
+                    .unwrap_or_else(|e| panic!("{v} level {level} with dictionary: {e}"));
+                assert_eq!(&out[..n], &data[..], "{v} level {level} with dictionary");
+            }
+            // Only the dictionary's last bytes, and none: matches reach
+            // before what is there, which is an error, never a read
+            // outside the dictionary.
+            let mut out = vec![0u8; data.len()];
+            for tail in [dict.len() - 1, 1] {
+                let short = &dict[tail..];
+                if let Ok(n) = d.decompress_with_dict_into(&c, short, &mut out) {
+                    assert!(n <= data.len(), "{v}");
+                }
+            }
+            assert!(
+                d.decompress_into(&c, &mut out).is_err(),
+                "{v}: no dictionary"
+            );
+        }
+    }
+}
+
+#[test]
+fn truncated_and_corrupt_dictionary_blocks_fail_cleanly() {
+    let (dict, data) = dictionary_case();
+    let c = block::compress_with_dict(&data, &dict, 1);
+    for &v in Variant::available() {
+        let mut d = Decoder::with_variant(v).unwrap();
+        let mut out = vec![0u8; data.len()];
+        for cut in (0..c.len()).step_by(9) {
+            if let Ok(n) = d.decompress_with_dict_into(&c[..cut], &dict, &mut out) {
+                assert!(n < data.len(), "{v}: prefix {cut} decoded everything");
+            }
+        }
+        for at in (0..c.len()).step_by(13) {
+            let mut bad = c.clone();
+            bad[at] ^= 0x5A;
+            let _ = d.decompress_with_dict_into(&bad, &dict, &mut out);
         }
     }
 }

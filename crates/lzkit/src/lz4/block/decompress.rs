@@ -476,7 +476,12 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
         return Ok(false);
     };
     let sp = src.as_ptr();
-    let bp = buf.as_mut_ptr();
+    // Derived again after every call that takes `buf` (the out-of-line
+    // match helpers): such a call reborrows the slice, after which a
+    // pointer derived before it may no longer be used to access it (the
+    // aliasing rules Miri checks). Comparisons and distances need no
+    // access, so `olim` may stay.
+    let mut bp = buf.as_mut_ptr();
     // Both positions are raw pointers rather than indices: the next token's
     // address is then one add away from the previous token's load (the
     // loop's critical dependency chain), and loads and stores use simple
@@ -502,8 +507,13 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
                 let len = token + MIN_MATCH;
                 // SAFETY: `opp` and `ipp` are in their slices, not before
                 // their starts (loop invariant), `ipp` past the offset.
-                if let Some(p) = unsafe { from_dict(buf, bp, opp, sp, ipp, offset, len, dict)? } {
-                    opp = p;
+                if let Some((op, ip)) = unsafe { reaches_dict(bp, opp, sp, ipp, offset) } {
+                    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
+                    // `buf` was reborrowed: pointers into it are derived
+                    // anew (see `bp`).
+                    bp = buf.as_mut_ptr();
+                    // SAFETY: dict_match returns a position in buf.
+                    opp = unsafe { bp.add(op) };
                     continue;
                 }
             }
@@ -599,6 +609,7 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
                         let offset_at = ip - long as usize - 2;
                         let bytes = dict.bytes();
                         let op = dict_match(buf, history, offset, len, bytes, offset_at, ip)?;
+                        bp = buf.as_mut_ptr();
                         // SAFETY: dict_match returns a position in buf.
                         opp = unsafe { bp.add(op) };
                         continue;
@@ -628,8 +639,13 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
                 let len = code + MIN_MATCH;
                 // SAFETY: `opp` and `ipp` are in their slices, not before
                 // their starts (loop invariant), `ipp` past the offset.
-                if let Some(p) = unsafe { from_dict(buf, bp, opp, sp, ipp, offset, len, dict)? } {
-                    opp = p;
+                if let Some((op, ip)) = unsafe { reaches_dict(bp, opp, sp, ipp, offset) } {
+                    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
+                    // `buf` was reborrowed: pointers into it are derived
+                    // anew (see `bp`).
+                    bp = buf.as_mut_ptr();
+                    // SAFETY: dict_match returns a position in buf.
+                    opp = unsafe { bp.add(op) };
                     continue;
                 }
             }
@@ -674,6 +690,7 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
             let ip = unsafe { distance(ipp, sp) };
             // The offset was checked above (offset_at is not used).
             op = dict_match(buf, op, offset, len, dict.bytes(), ip, ip)?;
+            bp = buf.as_mut_ptr();
             // SAFETY: dict_match returns a position in buf.
             opp = unsafe { bp.add(op) };
             continue;
@@ -698,6 +715,7 @@ fn fast_loop<K: Kernel, const S: u8, D: Dict>(
         } else {
             // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
             op = exact_match(buf, op, offset, len, unsafe { distance(ipp, sp) })?;
+            bp = buf.as_mut_ptr();
             // SAFETY: op <= oend.
             opp = unsafe { bp.add(op) };
         }
@@ -817,34 +835,27 @@ fn exact_match(buf: &mut [u8], op: usize, offset: usize, len: usize, ip: usize) 
     Ok(copy_match_exact(buf, op, offset, len))
 }
 
-/// In the fast loop with a dictionary: if the match of `len` bytes from
-/// `offset` back at `opp` reaches before the output buffer (which starts
-/// at `bp` and is `buf`), decode it with [`dict_match`] and return the
-/// output pointer after it; else `None`.
+/// In the fast loop with a dictionary: whether the match `offset` back
+/// from `opp` reaches before the output buffer (which starts at `bp`); if
+/// so, the output and input positions for [`dict_match`]. It takes no
+/// `buf`: reborrowing the slice on every match would invalidate the
+/// loop's pointers into it, which are derived again only after a call
+/// that does take it.
 ///
 /// # Safety
-/// `opp` points into `buf`, not before `bp`; `ipp` points into the input
-/// starting at `sp`, just past the match offset.
+/// `opp` points into the buffer starting at `bp`, not before it; `ipp`
+/// points into the input starting at `sp`, just past the match offset.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn from_dict<D: Dict>(
-    buf: &mut [u8],
+unsafe fn reaches_dict(
     bp: *mut u8,
     opp: *mut u8,
     sp: *const u8,
     ipp: *const u8,
     offset: usize,
-    len: usize,
-    dict: D,
-) -> Decoded<Option<*mut u8>> {
+) -> Option<(usize, usize)> {
     // SAFETY: the caller's contract.
     let (op, ip) = unsafe { (distance(opp, bp), distance(ipp, sp)) };
-    if offset <= op {
-        return Ok(None);
-    }
-    let op = dict_match(buf, op, offset, len, dict.bytes(), ip - 2, ip)?;
-    // SAFETY: dict_match returns a position in buf, which starts at bp.
-    Ok(Some(unsafe { bp.add(op) }))
+    (offset > op).then_some((op, ip))
 }
 
 /// A match reaching `offset - op` bytes before the output buffer, into the
