@@ -348,7 +348,14 @@ fn an_unwritable_stderr_is_never_a_panic() {
             .status()
             .expect("run")
     };
-    let full = || Stdio::from(fs::File::create("/dev/full").expect("/dev/full"));
+    let full = || {
+        Stdio::from(
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full"),
+        )
+    };
     assert_eq!(run(&["-v", "-f", "tiny.txt"], full()).code(), Some(0));
     assert_eq!(run(&["-f", "missing"], full()).code(), Some(1));
     assert_eq!(run(&["--nope"], full()).code(), Some(1));
@@ -374,9 +381,22 @@ fn a_broken_stdout_pipe_ends_quietly() {
     let d = tmp();
     let data = sample(8 << 20, 27);
     fs::write(d.path().join("big.lz4"), lz4_frame_of(&data)).expect("write");
+    write(d.path(), "big", &data);
+    for args in [
+        &["-dc", "big.lz4"][..],
+        &["-c", "big"],
+        &["-c", "-m", "big", "big"],
+    ] {
+        stop_reading_after_one_byte(d.path(), args);
+    }
+}
+
+/// Run lzkit with `args`, read one byte of its stdout and close the pipe:
+/// it must end quietly with the status of SIGPIPE.
+fn stop_reading_after_one_byte(dir: &Path, args: &[&str]) {
     let mut child = Command::new(BIN)
-        .args(["-dc", "big.lz4"])
-        .current_dir(d.path())
+        .args(args)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -389,20 +409,25 @@ fn a_broken_stdout_pipe_ends_quietly() {
     let out = child.wait_with_output().expect("wait");
     assert!(
         out.stderr.is_empty(),
-        "a broken pipe is not an error message: {}",
+        "{args:?}: a broken pipe is not an error message: {}",
         stderr(&out)
     );
-    assert_eq!(out.status.code(), Some(141), "the status of SIGPIPE");
+    assert_eq!(
+        out.status.code(),
+        Some(141),
+        "{args:?}: the status of SIGPIPE"
+    );
 }
 
 #[test]
 fn a_closed_stdout_is_an_error_not_lost_data() {
     let d = tmp();
     write(d.path(), "tiny.txt", b"hello world\n");
+    fs::write(d.path().join("t.lz4"), lz4_frame_of(b"x")).expect("write");
     for args in [
         &["-c", "tiny.txt"][..],
-        &["-dc", "missing.lz4"],
-        &["--list"],
+        &["-dc", "t.lz4"],
+        &["--list", "t.lz4"],
     ] {
         let out = Command::new("sh")
             .args(["-c", "exec \"$0\" \"$@\" >&-", BIN])
@@ -418,13 +443,16 @@ fn a_closed_stdout_is_an_error_not_lost_data() {
         .output()
         .expect("sh");
     assert!(stderr(&out).contains("stdout"), "{}", stderr(&out));
-    // An ordinary redirection to /dev/null is not "closed".
-    let out = Command::new("sh")
-        .args(["-c", "exec \"$0\" -c tiny.txt > /dev/null", BIN])
-        .current_dir(d.path())
-        .output()
-        .expect("sh");
-    assert_success(&out, "> /dev/null");
+    // /dev/null is not "closed", however it was opened (Python's
+    // subprocess.DEVNULL opens it read-write).
+    for redirect in ["> /dev/null", "1<>/dev/null"] {
+        let out = Command::new("sh")
+            .args(["-c", &format!("exec \"$0\" -c tiny.txt {redirect}"), BIN])
+            .current_dir(d.path())
+            .output()
+            .expect("sh");
+        assert_success(&out, redirect);
+    }
 }
 
 // ------------------------------------------------------ 8. error lines
@@ -598,8 +626,13 @@ fn recursive_walks_directories() {
         fs::write(tree.join(name), sample(10_000, seed)).expect("write");
     }
     fs::write(tree.join("sub/old.lz4"), lz4_frame_of(b"old")).expect("write");
-    std::os::unix::fs::symlink("/", tree.join("loop")).expect("symlink");
+    // A link to a directory outside the tree: never followed.
+    let outside = d.path().join("outside");
+    fs::create_dir(&outside).expect("mkdir");
+    fs::write(outside.join("o"), b"outside").expect("write");
+    std::os::unix::fs::symlink(&outside, tree.join("link")).expect("symlink");
     assert_success(&lzkit(d.path(), &["-q", "-r", "tree"]), "-r");
+    assert_names(&outside, &["o"]);
     for (name, _) in files {
         assert!(tree.join(format!("{name}.lz4")).exists(), "{name}.lz4");
     }
@@ -618,9 +651,32 @@ fn recursive_walks_directories() {
         );
     }
     assert_eq!(fs::read(tree.join("sub/old")).expect("old"), b"old");
+    assert_names(&outside, &["o"]);
     // --recursive is the same option; a directory without it is an error.
     let out = lzkit(d.path(), &["-m", "tree"]);
     assert!(stderr(&out).contains("use -r"), "{}", stderr(&out));
+    // -o names one output: not for the files of a tree.
+    let out = lzkit(d.path(), &["-f", "-r", "tree", "-o", "all.lz4"]);
+    assert_eq!(out.status.code(), Some(1), "-r with -o");
+    assert!(!d.path().join("all.lz4").exists());
+    // A directory that cannot be read is a failure of the run.
+    if is_root() {
+        use std::os::unix::process::CommandExt;
+        fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs::set_permissions(&tree, fs::Permissions::from_mode(0o777)).expect("chmod");
+        let locked = tree.join("locked");
+        fs::create_dir(&locked).expect("mkdir");
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o700)).expect("chmod");
+        let out = Command::new(BIN)
+            .args(["-q", "-t", "-r", "tree"])
+            .current_dir(d.path())
+            .uid(NOBODY)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run as nobody");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains("locked"), "{}", stderr(&out));
+    }
 }
 
 #[test]
@@ -793,8 +849,10 @@ fn progress_is_forced_or_silenced() {
     assert_success(&out, "--progress");
     assert!(stderr(&out).contains("==>"), "a ratio: {}", stderr(&out));
     assert!(stderr(&out).contains("in:"), "the file: {}", stderr(&out));
-    let out = lzkit(d.path(), &["--no-progress", "-q", "-f", "in"]);
-    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    // The last of the two wins: only the summary line is left.
+    let out = lzkit(d.path(), &["--progress", "--no-progress", "-f", "in"]);
+    assert!(!stderr(&out).contains("in: "), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }
 
 #[test]
@@ -826,7 +884,10 @@ fn stdout_help_survives_a_full_stdout() {
         .arg("-h")
         .current_dir(d.path())
         .stdout(Stdio::from(
-            fs::File::create("/dev/full").expect("/dev/full"),
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full"),
         ))
         .output()
         .expect("run");
@@ -840,7 +901,10 @@ fn stdout_help_survives_a_full_stdout() {
         .current_dir(d.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::from(
-            fs::File::create("/dev/full").expect("/dev/full"),
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full"),
         ))
         .stderr(Stdio::piped())
         .spawn()
@@ -851,4 +915,124 @@ fn stdout_help_survives_a_full_stdout() {
     let out = child.wait_with_output().expect("wait");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
+}
+
+#[test]
+fn dcf_waits_for_a_whole_magic_number_from_a_slow_pipe() {
+    let d = tmp();
+    let mut child = Command::new(BIN)
+        .args(["-dcf"])
+        .current_dir(d.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // 0x04 is the LZ4 magic number's first byte: one byte, then the rest.
+    stdin.write_all(b"\x04").expect("write");
+    stdin.flush().expect("flush");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stdin.write_all(b"hello world").expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    assert_success(&out, "-dcf over a slow pipe");
+    assert_eq!(out.stdout, b"\x04hello world");
+    // Short inputs that are not LZ4 pass through too.
+    for short in [&b"a"[..], b"ab", b"\x04\x22"] {
+        let out = with_stdin(BIN, d.path(), &["-dcf"], short);
+        if short == b"\x04\x22" {
+            // A magic number's start, cut short: truncated LZ4.
+            assert_eq!(out.status.code(), Some(1), "{short:?}");
+        } else {
+            assert_success(&out, "short input");
+            assert_eq!(out.stdout, short);
+        }
+    }
+}
+
+#[test]
+fn a_derived_output_name_that_is_a_fifo_needs_f() {
+    let d = tmp();
+    fs::write(d.path().join("x.lz4"), lz4_frame_of(b"data")).expect("write");
+    assert!(
+        Command::new("mkfifo")
+            .arg(d.path().join("x"))
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    // No reader: a run that wrote into the FIFO would hang; kill it then.
+    let mut child = Command::new(BIN)
+        .args(["-d", "x.lz4"])
+        .current_dir(d.path())
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("lzkit -d x.lz4 hangs on the FIFO x");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(1));
+    assert!(
+        fs::symlink_metadata(d.path().join("x"))
+            .expect("x")
+            .file_type()
+            .is_fifo()
+    );
+}
+
+#[test]
+fn output_name_rules() {
+    let d = tmp();
+    let data = sample(100_000, 38);
+    write(d.path(), "in", &data);
+    // -c and -o both name the output.
+    let out = lzkit(d.path(), &["-c", "in", "-o", "x.lz4"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty() && !d.path().join("x.lz4").exists());
+    // --output FILE, as --threads N.
+    assert_success(
+        &lzkit(d.path(), &["-q", "--output", "y.lz4", "in"]),
+        "--output FILE",
+    );
+    let got = lzkit::lz4::frame::decompress(&read(d.path(), "y.lz4")).expect("frame");
+    assert_same(&got, &data, "--output FILE");
+    // /dev/stdout when stdout is a pipe: written into.
+    fs::write(d.path().join("z.lz4"), lz4_frame_of(&data)).expect("write");
+    let out = lzkit(d.path(), &["-q", "-d", "-f", "z.lz4", "/dev/stdout"]);
+    assert_success(&out, "/dev/stdout to a pipe");
+    assert_same(&out.stdout, &data, "/dev/stdout");
+    // -e# and -i# alone do not start a benchmark: they compress, as lz4.
+    let out = lzkit(d.path(), &["-q", "-e9", "-i1", "in", "e.lz4"]);
+    assert_success(&out, "-e9 alone");
+    assert!(d.path().join("e.lz4").exists(), "-e9 alone compresses");
+}
+
+#[test]
+fn compressed_outputs_never_keep_set_id_bits() {
+    let d = tmp();
+    write(d.path(), "prog", b"#!/bin/sh\nid\n");
+    fs::set_permissions(d.path().join("prog"), fs::Permissions::from_mode(0o6755)).expect("chmod");
+    assert_success(&lzkit(d.path(), &["-q", "prog"]), "compress");
+    let mode = fs::metadata(d.path().join("prog.lz4")).expect("out").mode() & 0o7777;
+    assert_eq!(mode, 0o755, "a compressed file is data");
+    // Decompressed by its owner: the program's bits come back.
+    fs::remove_file(d.path().join("prog")).expect("rm");
+    fs::set_permissions(
+        d.path().join("prog.lz4"),
+        fs::Permissions::from_mode(0o6755),
+    )
+    .expect("chmod");
+    assert_success(&lzkit(d.path(), &["-q", "-d", "prog.lz4"]), "decompress");
+    let mode = fs::metadata(d.path().join("prog")).expect("out").mode() & 0o7777;
+    assert_eq!(mode, 0o6755, "same owner and group: kept");
 }

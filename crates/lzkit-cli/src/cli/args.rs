@@ -78,8 +78,11 @@ pub struct Options {
     pub progress: Option<bool>,
     /// `--no-crc`: write no checksums and verify none when decoding.
     pub verify_checksums: bool,
-    /// `-b#`, `-e#`, `-i#`: lz4's benchmark mode.
+    /// `-b#`, `-e#`, `-i#`: lz4's benchmark mode (entered by `-b` only).
     pub bench: Option<BenchRequest>,
+    /// Decoding to stdout, input that is not LZ4 is copied through
+    /// (`-dcf`, and `lz4cat`, which does not read a terminal as `-f` would).
+    pub pass_through: bool,
     /// The number of the last `-B#` as given (a code 4-7 or bytes), for the
     /// benchmark mode, which cuts files into blocks of any size.
     pub block_arg: Option<u64>,
@@ -91,7 +94,9 @@ pub struct Options {
 /// files (or the built-in corpus), `rounds` timed rounds each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BenchRequest {
-    /// `-b#`: first level (default 1).
+    /// `-b` was given: the benchmark runs.
+    pub active: bool,
+    /// `-b#`: first level (default: the level set by `-#`, else 1).
     pub begin: Option<u64>,
     /// `-e#`: last level (default: the first).
     pub end: Option<u64>,
@@ -124,6 +129,7 @@ impl Default for Options {
             progress: None,
             verify_checksums: true,
             bench: None,
+            pass_through: false,
             block_arg: None,
             files: Vec::new(),
         }
@@ -156,13 +162,13 @@ pub fn defaults_for_program(argv0: Option<&OsStr>) -> Options {
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
     match stem.as_deref() {
         Some("unlz4") => opts.mode = Mode::Decompress,
-        // lz4cat is lz4 -dcfm: with -f, input that is not LZ4 passes
-        // through unchanged.
+        // lz4cat is lz4 -dcfm: input that is not LZ4 passes through
+        // unchanged (without -f's reading from a terminal).
         Some("lz4cat") => {
             opts.mode = Mode::Decompress;
             opts.stdout = true;
             opts.multiple = true;
-            opts.force = true;
+            opts.pass_through = true;
         }
         _ => {}
     }
@@ -203,7 +209,7 @@ where
 const VALUED: &[&str] = &["fast", "threads", "output"];
 
 /// One `--name[=value]` option; `--threads` and `--output` may take their
-/// value from the next argument. Returns a command when it ends parsing.
+/// value from the next argument (`--threads N`, `--output FILE`). Returns a command when it ends parsing.
 fn parse_long<I>(long: &str, rest: &mut I, opts: &mut Options) -> Result<Option<Command>, String>
 where
     I: Iterator<Item = OsString>,
@@ -217,7 +223,9 @@ where
         return Err(format!("option --{name} takes no value"));
     }
     let value = match name {
-        "threads" if value.is_none() => rest.next().map(|v| v.to_string_lossy().into_owned()),
+        "threads" | "output" if value.is_none() => {
+            rest.next().map(|v| v.to_string_lossy().into_owned())
+        }
         _ => value,
     };
     let value = value.as_deref();
@@ -382,15 +390,19 @@ where
                 opts.threads = Some(threads_from_number(n));
             }
             b'b' | b'e' | b'i' => {
-                // lz4's benchmark mode: -b# first level, -e# last level,
-                // -i# rounds; a missing number is 1 as in lz4 (-b alone
-                // benchmarks level 1).
+                // lz4's benchmark mode: -b# first level (-b alone: the
+                // level set, else 1), -e# last level, -i# rounds.
                 let (n, used) = read_number(&bytes[i..]);
                 let n = if used == 0 { 1 } else { n };
                 i += used;
+                // Only -b enters the benchmark mode, as in lz4: -e# and -i#
+                // alone change nothing.
                 let bench = opts.bench.get_or_insert_with(BenchRequest::default);
                 match c {
-                    b'b' => bench.begin = Some(n),
+                    b'b' => {
+                        bench.active = true;
+                        bench.begin = (used > 0).then_some(n);
+                    }
                     b'e' => bench.end = Some(n),
                     _ => bench.rounds = Some(n),
                 }

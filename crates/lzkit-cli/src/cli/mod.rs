@@ -49,7 +49,9 @@ pub fn main() -> ExitCode {
 
     let defaults = args::defaults_for_program(argv0.as_deref());
     match args::parse(rest, defaults) {
-        Ok(Command::Run(opts)) if opts.bench.is_some() => bench::main(bench_arguments(&opts)),
+        Ok(Command::Run(opts)) if opts.bench.as_ref().is_some_and(|b| b.active) => {
+            bench::main(bench_arguments(&opts))
+        }
         Ok(Command::Run(opts)) => match run::run(opts) {
             run::Outcome::Success => ExitCode::SUCCESS,
             run::Outcome::Failure => ExitCode::FAILURE,
@@ -90,7 +92,8 @@ fn print_stdout(text: &str) -> ExitCode {
 fn bench_arguments(opts: &args::Options) -> Vec<OsString> {
     let req = opts.bench.clone().unwrap_or_default();
     let clamp = |n: u64| lzkit::lz4::Level::saturating(n).get();
-    let begin = clamp(req.begin.unwrap_or(1).max(1));
+    let set = opts.level.map(|l| l.get()).filter(|&l| l > 0);
+    let begin = clamp(req.begin.or(set.map(|l| l as u64)).unwrap_or(1).max(1));
     let end = clamp(req.end.unwrap_or(0)).max(begin);
     let mut out: Vec<OsString> = vec![
         "--compress".into(),
@@ -205,15 +208,21 @@ Details:
 Safety:
   Output files are written under a temporary name in the same directory and
   renamed only when complete: on any error, Ctrl-C, SIGTERM or SIGHUP no
-  partial output is left (an interrupt exits with status 130). They get
-  the permissions, times and, where permitted, the owner of their source;
-  set-user-ID and set-group-ID bits only when that owner and group could be
-  given, and never the sticky bit. An existing file is never replaced
-  without -f (a terminal is asked first). A character device or FIFO named
-  as the output (/dev/null, a named pipe) is written into, never replaced;
-  a symbolic link is followed and its target replaced, never the link; a
-  directory, block device or socket is refused. Compressed data is never
-  written to a terminal without -c (or -f), nor read from one without -f.
+  partial output is left (an interrupt exits with status 130); until then
+  the file is readable by its owner only. Outputs get the permissions,
+  times and, where permitted, the owner of their source; set-user-ID and
+  set-group-ID bits only on decompressed files whose owner and group could
+  be given, never on compressed files, and never the sticky bit. An
+  existing file is never replaced without -f (a terminal is asked first).
+  A character device or FIFO named as the output (/dev/null, a named pipe,
+  /dev/stdout) is written into, never replaced (one that an output name
+  made from the input's happens to be needs -f); a symbolic link is
+  followed and its target replaced, never the link; a directory, block
+  device or socket is refused. With -r, a file whose path changed since
+  the directory was read (a directory renamed, a link put in its path) is
+  skipped, and never removed by --rm. Compressed data is never written to
+  a terminal without -c (or -f, for a terminal named as the output), nor
+  read from one without -f.
   When stdout's reader goes away (lzkit -dc f | head), lzkit stops quietly
   with status 141, as lz4 and zstd killed by SIGPIPE; a closed stdout is an
   error.

@@ -108,14 +108,28 @@ pub fn examine(out: &Path) -> Result<Existing, Failure> {
         Err(e) => return Err(Failure::io(name, &e)),
     };
     let (path, meta) = if meta.file_type().is_symlink() {
-        let target = fs::canonicalize(out).map_err(|_| {
-            Failure::new(
-                &name,
-                "is a symbolic link to nothing; not followed (remove it, or name its target)",
-            )
-        })?;
-        let meta = fs::metadata(&target).map_err(|e| Failure::io(&name, &e))?;
-        (target, meta)
+        match fs::canonicalize(out) {
+            Ok(target) => {
+                let meta = fs::metadata(&target).map_err(|e| Failure::io(&name, &e))?;
+                (target, meta)
+            }
+            // A link into /proc to a pipe (/dev/stdout, `>(cmd)`) has no
+            // name to resolve to, but opens: written in place.
+            Err(_) => match fs::metadata(out) {
+                Ok(meta) if is_stream(&meta) => {
+                    return Ok(Existing::Stream {
+                        path: out.to_path_buf(),
+                        meta,
+                    });
+                }
+                _ => {
+                    return Err(Failure::new(
+                        &name,
+                        "is a symbolic link to a missing file; not followed",
+                    ));
+                }
+            },
+        }
     } else {
         (out.to_path_buf(), meta)
     };
@@ -126,12 +140,12 @@ pub fn examine(out: &Path) -> Result<Existing, Failure> {
     if kind.is_dir() {
         return Err(Failure::new(name, "is a directory"));
     }
+    if is_stream(&meta) {
+        return Ok(Existing::Stream { path, meta });
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
-        if kind.is_char_device() || kind.is_fifo() {
-            return Ok(Existing::Stream { path, meta });
-        }
         if kind.is_block_device() {
             return Err(Failure::new(
                 name,
@@ -145,9 +159,24 @@ pub fn examine(out: &Path) -> Result<Existing, Failure> {
     Err(Failure::new(name, "is not a regular file; not replaced"))
 }
 
+/// Whether `meta` is a character device or a FIFO: written in place.
+fn is_stream(meta: &Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device() || meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
 /// Standard output was closed when lzkit started (`lzkit -c x >&-`). Its
-/// descriptor then holds `/dev/null`, so that no file lzkit opens takes its
-/// place, and writing standard output is an error rather than lost data.
+/// descriptor then holds `/dev/null` (see [`guard_standard_streams`]), so
+/// that no file lzkit opens takes its place, and writing standard output
+/// is an error rather than lost data.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Make sure descriptors 0, 1 and 2 are open before anything else is: a
@@ -155,15 +184,9 @@ static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 /// opened would become "standard output" and receive data meant for it.
 /// A closed standard output is remembered (see [`STDOUT_CLOSED`]).
 ///
-/// On Linux the Rust runtime has already done the filling before `main`
-/// (it opens `/dev/null` read-write on a closed descriptor 0, 1 or 2), so
-/// a closed standard output shows as `/dev/null` opened read-write, which
-/// a shell redirection (`> /dev/null`) never gives.
+/// On Linux the Rust runtime fills closed descriptors with `/dev/null`
+/// before `main`, so there [`check_stdout_before_runtime`] looks first.
 pub fn guard_standard_streams() {
-    #[cfg(target_os = "linux")]
-    if stdout_is_runtime_null() {
-        STDOUT_CLOSED.store(true, Ordering::Relaxed);
-    }
     #[cfg(unix)]
     {
         use std::os::fd::{AsFd, AsRawFd, IntoRawFd};
@@ -195,29 +218,26 @@ pub fn guard_standard_streams() {
     }
 }
 
-/// Whether descriptor 1 is `/dev/null` opened read-write: what the Rust
-/// runtime puts in place of a closed standard output.
+/// Whether descriptor 1 is closed, looked at before the Rust runtime
+/// starts (it would fill it with `/dev/null`, indistinguishable from a
+/// `/dev/null` the caller gave): run by the C runtime from `.init_array`,
+/// before `main`. Only where `/proc/self/fd` can be read.
 #[cfg(target_os = "linux")]
-fn stdout_is_runtime_null() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let (Ok(out), Ok(null)) = (fs::metadata("/proc/self/fd/1"), fs::metadata("/dev/null")) else {
-        return false;
-    };
-    if (out.dev(), out.ino(), out.rdev()) != (null.dev(), null.ino(), null.rdev()) {
-        return false;
+extern "C" fn check_stdout_before_runtime() {
+    let fds = Path::new("/proc/self/fd");
+    if fs::symlink_metadata(fds).is_ok() && fs::symlink_metadata(fds.join("1")).is_err() {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
     }
-    // "flags:\t0100002": octal open flags; the access mode is the low 2 bits.
-    const ACCESS_MODE: u32 = 0o3;
-    const READ_WRITE: u32 = 0o2;
-    fs::read_to_string("/proc/self/fdinfo/1")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("flags:"))
-                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
-        })
-        .is_some_and(|flags| flags & ACCESS_MODE == READ_WRITE)
 }
+
+// SAFETY: `.init_array` holds pointers to functions the C runtime calls
+// before `main`; this entry is such a pointer, to a function that takes no
+// arguments, makes two `stat`-like system calls and stores to an atomic
+// (neither needs the Rust runtime's own set-up).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CHECK_STDOUT_BEFORE_RUNTIME: extern "C" fn() = check_stdout_before_runtime;
 
 /// Standard output for data: on Unix a duplicate of descriptor 1 as a
 /// plain file, whose errors are all reported (std's `Stdout` reports a
@@ -260,6 +280,10 @@ enum Dest {
     File {
         writer: BufWriter<NamedTempFile>,
         path: PathBuf,
+        /// The permissions a new file gets here (0666 less the umask):
+        /// the output's when there is no source file to copy them from.
+        /// Until it is complete the file is readable by its owner only.
+        fresh: fs::Permissions,
         _live: Live,
     },
 }
@@ -333,10 +357,21 @@ impl Sink {
             }
             (Target::Null, _) => Dest::Null,
             (Target::File(shown), Some(Placement::Stream(path))) => {
+                let name = shown.display().to_string();
                 let file = fs::OpenOptions::new()
                     .write(true)
                     .open(path)
-                    .map_err(|e| Failure::io(shown.display().to_string(), &e))?;
+                    .map_err(|e| Failure::io(&name, &e))?;
+                // What was opened must still be a device or FIFO: a
+                // regular file put there meanwhile would be overwritten in
+                // place, not replaced atomically.
+                let opened = file.metadata().map_err(|e| Failure::io(&name, &e))?;
+                if !is_stream(&opened) {
+                    return Err(Failure::new(
+                        name,
+                        "changed while being opened (no longer a device or FIFO); not written",
+                    ));
+                }
                 Dest::Stream {
                     writer: BufWriter::with_capacity(BUFFER_SIZE, file),
                 }
@@ -348,10 +383,23 @@ impl Sink {
                 };
                 let tmp = temp_file_for(path)
                     .map_err(|e| Failure::new(target.display_name(), cannot_create(path, &e)))?;
+                let live = Live::register(tmp.path());
+                let private = |e: io::Error| Failure::io(target.display_name(), &e);
+                let fresh = tmp.as_file().metadata().map_err(private)?.permissions();
+                // Private while written: a source readable by its owner
+                // only must not be readable by others half-way.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    tmp.as_file()
+                        .set_permissions(fs::Permissions::from_mode(0o600))
+                        .map_err(private)?;
+                }
                 Dest::File {
-                    _live: Live::register(tmp.path()),
+                    _live: live,
                     writer: BufWriter::with_capacity(BUFFER_SIZE, tmp),
                     path: path.clone(),
+                    fresh,
                 }
             }
         };
@@ -375,13 +423,15 @@ impl Sink {
     }
 
     /// Complete the output: flush, give a file the source's permissions and
-    /// times (when there is a source file), and move it to its final name.
+    /// times (when there is a source file; set-ID bits only if `set_id`),
+    /// and move it to its final name.
     /// `overwrite` allows replacing an existing file; without it the rename
     /// fails if a file appeared there in the meantime.
     pub fn finish(
         self,
         shown: &str,
         source: Option<&Metadata>,
+        set_id: bool,
         overwrite: bool,
     ) -> Result<(), Failure> {
         match self.dest {
@@ -391,14 +441,20 @@ impl Sink {
             Dest::File {
                 writer,
                 path,
+                fresh,
                 _live,
             } => {
                 let name = shown.to_string();
                 let tmp = writer
                     .into_inner()
                     .map_err(|e| Failure::io(&name, e.error()))?;
-                if let Some(meta) = source {
-                    copy_metadata(tmp.as_file(), meta).map_err(|e| Failure::io(&name, &e))?;
+                match source {
+                    Some(meta) => copy_metadata(tmp.as_file(), meta, set_id)
+                        .map_err(|e| Failure::io(&name, &e))?,
+                    None => tmp
+                        .as_file()
+                        .set_permissions(fresh)
+                        .map_err(|e| Failure::io(&name, &e))?,
                 }
                 let tmp_path = tmp.path().to_path_buf();
                 let result = {
@@ -488,9 +544,10 @@ fn cannot_create(path: &Path, e: &io::Error) -> String {
 /// root, or a group the user belongs to). The set-user-ID and set-group-ID
 /// bits are kept only when the owner, respectively the group, matches the
 /// source's: root decompressing another user's set-user-ID file must not
-/// create a root-owned set-user-ID program. The sticky bit means nothing
-/// on a regular file and is dropped.
-fn copy_metadata(file: &fs::File, source: &Metadata) -> io::Result<()> {
+/// create a root-owned set-user-ID program. Without `set_id` (a compressed
+/// output, which is data, not a program) they are always dropped, as zstd
+/// does. The sticky bit means nothing on a regular file and is dropped.
+fn copy_metadata(file: &fs::File, source: &Metadata, set_id: bool) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt, fchown};
@@ -503,6 +560,9 @@ fn copy_metadata(file: &fs::File, source: &Metadata) -> io::Result<()> {
         }
         let now = file.metadata()?;
         let mut mode = source.mode() & 0o7777 & !STICKY;
+        if !set_id {
+            mode &= !(SET_UID | SET_GID);
+        }
         if now.uid() != source.uid() {
             mode &= !SET_UID;
         }
@@ -512,7 +572,10 @@ fn copy_metadata(file: &fs::File, source: &Metadata) -> io::Result<()> {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     #[cfg(not(unix))]
-    file.set_permissions(source.permissions())?;
+    {
+        let _ = set_id;
+        file.set_permissions(source.permissions())?;
+    }
     let mut times = FileTimes::new();
     if let Ok(t) = source.accessed() {
         times = times.set_accessed(t);

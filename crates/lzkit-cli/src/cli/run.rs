@@ -129,11 +129,8 @@ pub fn run(opts: Options) -> Outcome {
             }
         }
     };
-    if explicit.is_some() && named.len() > 1 {
-        rep.error(format!(
-            "-o names one output, but {} inputs were given (use -m, or -c to concatenate)",
-            named.len()
-        ));
+    if opts.output.is_some() && opts.stdout {
+        rep.error("-c and -o both name the output: give one");
         return Outcome::Failure;
     }
 
@@ -142,13 +139,14 @@ pub fn run(opts: Options) -> Outcome {
         return outcome(list_all(named, &rep));
     }
 
-    let inputs = match collect_inputs(named, &opts, &rep) {
-        Ok(inputs) => inputs,
-        Err(f) => {
-            rep.failure(&f);
-            return Outcome::Failure;
-        }
-    };
+    let (inputs, walk_ok) = collect_inputs(named, &opts, &rep);
+    if opts.output.is_some() && inputs.len() > 1 {
+        rep.error(format!(
+            "-o names one output, but there are {} inputs (use -m or -r without -o)",
+            inputs.len()
+        ));
+        return Outcome::Failure;
+    }
     let mode = match resolve_auto_mode(mode, &inputs, opts.recursive) {
         Ok(mode) => mode,
         Err(msg) => {
@@ -174,19 +172,26 @@ pub fn run(opts: Options) -> Outcome {
         rep.warn("--rm ignored: the source is only removed when the output is a file");
     }
 
-    let mut ok = true;
+    let mut ok = walk_ok;
+    let mut skipped = 0;
     for found in &inputs {
         if let Some(why) = job.skip_reason(found, mode) {
             rep.summary(format!("{}: {why} -- ignored", found.name()));
+            skipped += 1;
             continue;
         }
-        if let Err(f) = job.process(&found.input, explicit.as_ref(), mode) {
+        if let Err(f) = job.process(found, explicit.as_ref(), mode) {
             if f.broken_pipe {
                 return Outcome::BrokenPipe;
             }
             rep.failure(&f);
             ok = false;
         }
+    }
+    if skipped > 0 && skipped == inputs.len() {
+        rep.warn(format!(
+            "nothing to do: all {skipped} files were skipped (-v lists them; -d decompresses .lz4 files)"
+        ));
     }
     outcome(ok)
 }
@@ -206,6 +211,10 @@ struct Found {
     /// Found inside a directory (`-r`) rather than named: files of the
     /// other kind (compressed or not) are then skipped, not refused.
     in_directory: bool,
+    /// The file the walk saw (device and inode): the one opened, and the
+    /// one removed by `--rm`, must be that file, not one that a renamed
+    /// directory or a symbolic link put at its path meanwhile.
+    seen: Option<(u64, u64)>,
 }
 
 impl Found {
@@ -215,40 +224,42 @@ impl Found {
 }
 
 /// The inputs named on the command line, with directories expanded when
-/// `-r` was given (in name order, symbolic links not followed, so that a
-/// link cannot make the walk loop or leave the tree).
-fn collect_inputs(
-    named: &[OsString],
-    opts: &Options,
-    rep: &Reporter,
-) -> Result<Vec<Found>, Failure> {
+/// `-r` was given (in name order; symbolic links are not followed, so a
+/// link cannot make the walk loop or leave the tree, and each file found
+/// is checked to be the same file when it is opened and removed). Returns
+/// them, and whether the walk met no error.
+fn collect_inputs(named: &[OsString], opts: &Options, rep: &Reporter) -> (Vec<Found>, bool) {
     let mut found = Vec::new();
+    let mut ok = true;
     for arg in named {
         let input = Input::from_arg(arg);
         if opts.recursive
             && let Input::File(path) = &input
             && fs::metadata(path).is_ok_and(|m| m.is_dir())
         {
-            walk(path, &mut found, rep);
+            ok &= walk(path, &mut found, rep);
             continue;
         }
         found.push(Found {
             input,
             in_directory: false,
+            seen: None,
         });
     }
-    Ok(found)
+    (found, ok)
 }
 
-/// Add the regular files under `dir` to `found`, recursively.
-fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) {
+/// Add the regular files under `dir` to `found`, recursively. Returns
+/// whether every directory could be read.
+fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) -> bool {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
             rep.failure(&Failure::io(dir.display().to_string(), &e));
-            return;
+            return false;
         }
     };
+    let mut ok = true;
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for path in paths {
@@ -256,11 +267,12 @@ fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) {
             continue;
         };
         if meta.is_dir() {
-            walk(&path, found, rep);
+            ok &= walk(&path, found, rep);
         } else if meta.is_file() {
             found.push(Found {
                 input: Input::File(path),
                 in_directory: true,
+                seen: identity(&meta),
             });
         } else {
             rep.summary(format!(
@@ -268,6 +280,21 @@ fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) {
                 path.display()
             ));
         }
+    }
+    ok
+}
+
+/// A file's device and inode, where the platform has them.
+fn identity(meta: &Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
     }
 }
 
@@ -398,7 +425,8 @@ impl Job {
     }
 
     /// Compress, decompress or test one input.
-    fn process(&self, input: &Input, explicit: Option<&Target>, mode: Mode) -> Result<(), Failure> {
+    fn process(&self, found: &Found, explicit: Option<&Target>, mode: Mode) -> Result<(), Failure> {
+        let input = &found.input;
         let in_name = input.name();
         let target = self.target_for(input, explicit, mode)?;
         let out_name = target.display_name();
@@ -411,15 +439,25 @@ impl Job {
         }
 
         let opened = self.open_input(input)?;
+        if found.seen.is_some() && opened.meta.as_ref().and_then(identity) != found.seen {
+            return Err(Failure::new(
+                in_name,
+                "changed since the directory was read (renamed, or a link put in its path); skipped",
+            ));
+        }
         let placement = match &target {
-            Target::File(out) => {
-                Some(self.check_output(out, &opened, matches!(input, Input::Stdin))?)
-            }
+            Target::File(out) => Some(self.check_output(
+                out,
+                &opened,
+                matches!(input, Input::Stdin),
+                explicit.is_some(),
+            )?),
             _ => None,
         };
 
         // Pipes and devices named as files have no meaningful size, mode
         // or times to carry over.
+        let opened_identity = opened.meta.as_ref().and_then(identity);
         let regular = opened.meta.as_ref().filter(|m| m.is_file());
         let mut progress = Progress::new(
             self.progress_shown(),
@@ -428,7 +466,13 @@ impl Job {
             mode == Mode::Compress,
         );
         let sink = Sink::open(&target, placement.as_ref())?;
-        if mode == Mode::Compress && !self.opts.force && sink.is_terminal() {
+        // A terminal named as the output file (stdout is checked above,
+        // and -c writes there as lz4 does).
+        if mode == Mode::Compress
+            && !self.opts.force
+            && matches!(placement, Some(Placement::Stream(_)))
+            && sink.is_terminal()
+        {
             return Err(Failure::new(
                 out_name,
                 "is a terminal; refusing to write compressed data to it (use -f to force)",
@@ -459,7 +503,8 @@ impl Job {
             written: sink.written(),
         };
         let replace = matches!(placement, Some(Placement::Atomic { replace: true, .. }));
-        sink.finish(&out_name, regular, replace)?;
+        // A compressed file is data: it never keeps set-ID bits.
+        sink.finish(&out_name, regular, mode != Mode::Compress, replace)?;
 
         self.print_summary(mode, &done, &in_name, &out_name, &target);
         // Test mode has no file target, so this covers -t as well.
@@ -471,6 +516,15 @@ impl Job {
                     "{in_name}: --rm ignored: the output {out_name} is a device or pipe, not a file"
                 ));
                 return Ok(());
+            }
+            // The path must still name the file that was read: a directory
+            // renamed or replaced by a link meanwhile would make it another.
+            let still = fs::symlink_metadata(src).ok();
+            if still.as_ref().and_then(identity) != opened_identity {
+                return Err(Failure::new(
+                    &in_name,
+                    "not removed: the path no longer names the file that was compressed",
+                ));
             }
             fs::remove_file(src).map_err(|e| {
                 Failure::new(
@@ -570,6 +624,7 @@ impl Job {
         out: &Path,
         input: &Opened,
         from_stdin: bool,
+        named: bool,
     ) -> Result<Placement, Failure> {
         let name = out.display().to_string();
         let is_input = |meta: &Metadata| input.meta.as_ref().is_some_and(|m| same_file(m, meta));
@@ -581,6 +636,14 @@ impl Job {
             Existing::Stream { path, meta } => {
                 if is_input(&meta) {
                     return Err(Failure::new(name, "is the input itself"));
+                }
+                // Written into when the user named it; an output name made
+                // from the input's that is a device or FIFO needs -f.
+                if !named && !self.opts.force {
+                    return Err(Failure::new(
+                        name,
+                        "already exists (a device or FIFO); not written (name it as the output, or use -f)",
+                    ));
                 }
                 Ok(Placement::Stream(path))
             }
@@ -644,7 +707,7 @@ impl Job {
         // and lzkit errors for the data: a file that changed size under
         // --content-size, which is about the input.
         let encode_failure = |e: io::Error| match lzkit::Error::from_io(e) {
-            lzkit::Error::Io(io) => Failure::io(out_name, &io),
+            lzkit::Error::Io(io) => sink_failure(out_name, &io),
             lzkit::Error::ContentSize { expected, actual } => Failure::new(
                 in_name,
                 format!(
@@ -722,18 +785,29 @@ impl Job {
     ) -> Result<(Sink, u64), Failure> {
         let (counting, count) = CountingReader::new(reader);
         let mut buffered = BufReader::with_capacity(BUFFER_SIZE, counting);
-        let pass_through = mode == Mode::Decompress && self.opts.stdout && self.opts.force;
-        if pass_through
-            && !starts_with_lz4_magic(&mut buffered).map_err(|e| Failure::io(in_name, &e))?
-        {
-            io::copy(&mut buffered, &mut sink).map_err(|e| match e.kind() {
-                io::ErrorKind::BrokenPipe => Failure::stdout(&e),
-                _ => Failure::io(in_name, &e),
-            })?;
+        let pass_through = mode == Mode::Decompress
+            && self.opts.stdout
+            && (self.opts.force || self.opts.pass_through);
+        let head = if pass_through {
+            read_head(&mut buffered).map_err(|e| Failure::io(in_name, &e))?
+        } else {
+            Vec::new()
+        };
+        if pass_through && !starts_with_lz4_magic(&head) {
+            sink.write_all(&head)
+                .map_err(|e| sink_failure(out_name, &e))?;
+            copy_through(
+                &mut buffered,
+                &mut sink,
+                in_name,
+                out_name,
+                progress,
+                &count,
+            )?;
             return Ok((sink, count.get()));
         }
         let mut decoder = FrameDecoder::with_options(
-            buffered,
+            io::Cursor::new(head).chain(buffered),
             &DecodeOptions::new()
                 .threads(self.threads)
                 .dictionary_opt(self.dictionary.clone())
@@ -833,33 +907,63 @@ fn sink_failure(out_name: &str, e: &io::Error) -> Failure {
     }
 }
 
-/// Whether the buffered input starts with an LZ4 magic number (frame,
-/// legacy frame or skippable frame). Empty input counts as LZ4 (an empty
-/// stream of frames decodes to nothing).
-fn starts_with_lz4_magic<R: Read>(input: &mut BufReader<R>) -> io::Result<bool> {
-    use std::io::BufRead;
-    let head = loop {
-        match input.fill_buf() {
-            Ok(b) => break b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+/// The first 4 bytes of `input` (fewer at its end), read however the
+/// input delivers them (a pipe may hand out one byte at a time).
+fn read_head(input: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut head = vec![0u8; 4];
+    let mut got = 0;
+    while got < head.len() {
+        match input.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
-    };
-    if head.is_empty() {
-        return Ok(true);
     }
-    // A short first read may hold fewer than 4 bytes: compare what is there.
+    head.truncate(got);
+    Ok(head)
+}
+
+/// Whether `head` (an input's first bytes) is an LZ4 magic number: frame,
+/// legacy frame or skippable frame. Empty input counts as LZ4 (an empty
+/// stream of frames decodes to nothing); shorter input is compared as far
+/// as it goes.
+fn starts_with_lz4_magic(head: &[u8]) -> bool {
+    if head.is_empty() {
+        return true;
+    }
     let n = head.len().min(4);
-    let magics: [u32; 3] = [0x184D_2204, 0x184C_2102, 0x184D_2A50];
-    Ok(magics.iter().enumerate().any(|(i, m)| {
-        let bytes = m.to_le_bytes();
-        if i == 2 {
-            // Skippable frames: 0x184D2A50 to 0x184D2A5F.
-            head[0] & 0xF0 == bytes[0] && head[1..n] == bytes[1..n]
-        } else {
-            head[..n] == bytes[..n]
-        }
-    }))
+    let frame = 0x184D_2204u32.to_le_bytes();
+    let legacy = 0x184C_2102u32.to_le_bytes();
+    // Skippable frames: 0x184D2A50 to 0x184D2A5F.
+    let skippable = 0x184D_2A50u32.to_le_bytes();
+    head[..n] == frame[..n]
+        || head[..n] == legacy[..n]
+        || (head[0] & 0xF0 == skippable[0] && head[1..n] == skippable[1..n])
+}
+
+/// `-dcf` on input that is not LZ4: copy it to `sink` unchanged, read
+/// errors named for the input and write errors for the output.
+fn copy_through(
+    input: &mut impl Read,
+    sink: &mut Sink,
+    in_name: &str,
+    out_name: &str,
+    progress: &mut Progress,
+    count: &std::rc::Rc<std::cell::Cell<u64>>,
+) -> Result<(), Failure> {
+    let mut buf = vec![0u8; BUFFER_SIZE];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Failure::io(in_name, &e)),
+        };
+        sink.write_all(&buf[..n])
+            .map_err(|e| sink_failure(out_name, &e))?;
+        progress.set(count.get(), sink.written());
+    }
 }
 
 /// `part` as a percentage of `whole` (of 1 when `whole` is 0, as lz4 does,
