@@ -33,4 +33,3 @@ pub fn is_offset_zero(e: &Error) -> bool {
         }
     )
 }
-
