@@ -69,6 +69,12 @@ impl Seeds {
 }
 
 /// `len` bytes of bench-corpus file `index`.
+/// A block case without a dictionary, its capacity chosen by `cap` (with
+/// `field` as the capacity field).
+fn plain_block(block: &[u8], cap: CapMode, field: u32, group: u8) -> Vec<u8> {
+    BlockCase::encode(block, DictMode::None, &[], cap, field, group)
+}
+
 fn column(index: usize, len: usize) -> Vec<u8> {
     let mut v = corpus::generate(index, len as f64 / f64::from(1 << 20));
     v.truncate(len);
@@ -106,20 +112,13 @@ fn block_seeds(root: &Path) {
         let name = corpus::name(i);
         s.put(
             &format!("{name}-{who}{level}-exact"),
-            &BlockCase::encode(
-                &b,
-                DictMode::None,
-                &[],
-                CapMode::Field,
-                d.len() as u32,
-                s.group(),
-            ),
+            &plain_block(&b, CapMode::Field, d.len() as u32, s.group()),
         );
         // The same block with a capacity near its size (here exact: the
         // offset byte is 0).
         s.put(
             &format!("{name}-{who}{level}-near"),
-            &BlockCase::encode(&b, DictMode::None, &[], CapMode::NearDecoded, 0, s.group()),
+            &plain_block(&b, CapMode::NearDecoded, 0, s.group()),
         );
     }
     // Text and mixed data at every level kind, both compressors.
@@ -132,14 +131,7 @@ fn block_seeds(root: &Path) {
             let who = if c { "c" } else { "lzkit" };
             s.put(
                 &format!("gen{k}-{who}{level}"),
-                &BlockCase::encode(
-                    &b,
-                    DictMode::None,
-                    &[],
-                    CapMode::Field,
-                    d.len() as u32,
-                    s.group(),
-                ),
+                &plain_block(&b, CapMode::Field, d.len() as u32, s.group()),
             );
         }
     }
@@ -148,7 +140,7 @@ fn block_seeds(root: &Path) {
         let b = block::compress(d, if k % 2 == 0 { 1 } else { 9 });
         s.put(
             &format!("shape{k}"),
-            &BlockCase::encode(&b, DictMode::None, &[], CapMode::NearDecoded, 0, s.group()),
+            &plain_block(&b, CapMode::NearDecoded, 0, s.group()),
         );
     }
     // Dictionaries: the fixed one (whole, and its window), data that
