@@ -346,13 +346,7 @@ where
                 }
             }
             b'D' => {
-                let path = if i < bytes.len() {
-                    // `-Dfile`: the rest of the argument is the name.
-                    OsString::from(&cluster[i..])
-                } else {
-                    rest.next()
-                        .ok_or_else(|| "option -D needs a dictionary file name".to_string())?
-                };
+                let path = file_value(&cluster[i..], rest, "-D needs a dictionary file name")?;
                 opts.dictionary = Some(PathBuf::from(path));
                 return Ok(None);
             }
@@ -374,13 +368,11 @@ where
                 opts.multiple = true;
             }
             b'o' => {
-                let path = if i < bytes.len() {
-                    OsString::from(&cluster[i..])
-                } else {
-                    rest.next()
-                        .ok_or_else(|| "option -o needs an output file name".to_string())?
-                };
-                opts.output = Some(path);
+                opts.output = Some(file_value(
+                    &cluster[i..],
+                    rest,
+                    "-o needs an output file name",
+                )?);
                 return Ok(None);
             }
             b'T' => {
@@ -414,6 +406,19 @@ where
         }
     }
     Ok(None)
+}
+
+/// The file name of `-D` or `-o`: the rest of the cluster (`-Dfile`), or
+/// else the next argument; `missing` is the error without one.
+fn file_value<I>(attached: &str, rest: &mut I, missing: &str) -> Result<OsString, String>
+where
+    I: Iterator<Item = OsString>,
+{
+    if attached.is_empty() {
+        rest.next().ok_or_else(|| format!("option {missing}"))
+    } else {
+        Ok(OsString::from(attached))
+    }
 }
 
 /// The last number in a `-B` cluster (`-B4D` gives 4, `-B65536` 65536):
