@@ -10,7 +10,12 @@
 //! * [`frames`]: frame options, layouts and hand-edited frames;
 //! * [`lz4cmd`]: the reference `lz4` command;
 //! * [`adaptive`]: driving the adaptive block decoder over known work;
-//! * [`compare`]: readable assertions on large buffers.
+//! * [`compare`]: readable assertions on large buffers;
+//! * [`zstd_ref`]: the zstd reference (libzstd through the `zstd` crate,
+//!   and the `zstd` command);
+//! * [`zstd_frames`]: hand-built zstd frames, field by field;
+//! * [`zstd_check`]: decoding zstd input every way lzkit offers, checking
+//!   that the ways agree.
 //!
 //! The items tests use most are re-exported at the root.
 
@@ -23,6 +28,9 @@ pub mod frames;
 pub mod lz4cmd;
 pub mod reference;
 pub mod rng;
+pub mod zstd_check;
+pub mod zstd_frames;
+pub mod zstd_ref;
 
 pub use compare::*;
 pub use data::*;
