@@ -275,18 +275,32 @@ pub fn cli_available() -> bool {
     })
 }
 
-/// Run `zstd` with `args` (quiet, no progress), panicking with its
-/// standard error if it fails; returns its standard output.
-pub fn cli(args: &[&std::ffi::OsStr]) -> Vec<u8> {
-    let out = std::process::Command::new("zstd")
+/// Run `zstd` with `args` (quiet, no progress) and `stdin` as its standard
+/// input (none: an empty one), panicking with its standard error if it
+/// fails; returns its standard output.
+pub fn cli<S: AsRef<std::ffi::OsStr>>(args: &[S], stdin: Option<&[u8]>) -> Vec<u8> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("zstd")
         .args(["-q", "--no-progress"])
         .args(args)
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run zstd");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.unwrap_or(&[]).to_vec();
+    // Written from a thread: zstd may fill its output pipe before it has
+    // read all its input.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait for zstd");
+    writer.join().expect("stdin writer");
+    let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
     assert!(
         out.status.success(),
-        "zstd {:?} failed: {}",
-        args,
+        "zstd {shown:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout

@@ -17,6 +17,15 @@ use lzkit_testkit::zstd_frames::*;
 use lzkit_testkit::zstd_ref::{self, Settings};
 use lzkit_testkit::{assert_same, text};
 
+/// A header for small test frames with compressed blocks: a 1 KiB window
+/// and a content size. (A single-segment frame's window is its content
+/// size, and Block_Content may not exceed the window, RFC 8878
+/// §3.1.1.2.3: a compressed block larger than the data it makes would be
+/// invalid there; see [`block_larger_than_single_segment_window`].)
+fn small(content_size: usize) -> FrameHeader {
+    FrameHeader::with_window_log(10).content_size(Some(content_size as u64))
+}
+
 /// `frame` must decode to `expected` every way, and libzstd must agree.
 #[track_caller]
 fn expect_ok(name: &str, frame: &[u8], expected: &[u8]) {
@@ -154,11 +163,7 @@ fn empty_blocks() {
     expect_ok("empty RLE block", &f, b"data more");
 
     // A compressed block: raw literals of size 0 (0x00), 0 sequences (0x00).
-    let f = frame(
-        &FrameHeader::single_segment(0),
-        &[compressed_block(true, &[0x00, 0x00])],
-        &[],
-    );
+    let f = frame(&small(0), &[compressed_block(true, &[0x00, 0x00])], &[]);
     expect_ok("compressed block, 0 literals and 0 sequences", &f, &[]);
 }
 
@@ -192,7 +197,7 @@ fn zero_sequences_two_byte_form() {
     let lits = b"zero sequences, in the two-byte form";
     let mut content = raw_literals(lits);
     content.extend([0x80, 0x00]); // Number_of_Sequences = 0, 2 bytes
-    let header = FrameHeader::single_segment(lits.len() as u64).checksum(true);
+    let header = small(lits.len()).checksum(true);
     let f = frame(&header, &[compressed_block(true, &content)], lits);
     expect_ok("zeroSeq_2B", &f, lits);
 }
@@ -254,7 +259,7 @@ fn huffman_weights_two_states() {
     };
     let content = huffman::block(&weights, &lits, &codes);
     let f = frame(
-        &FrameHeader::single_segment(lits.len() as u64),
+        &small(lits.len()),
         &[compressed_block(true, &content)],
         &lits,
     );
@@ -275,7 +280,7 @@ fn truncated_huffman_state() {
     let codes = |b: u8| if b == 0 { (1, 0) } else { (1, 1) };
     let content = huffman::block(&weights, &lits, &codes);
     let f = frame(
-        &FrameHeader::single_segment(lits.len() as u64),
+        &small(lits.len()),
         &[compressed_block(true, &content)],
         &lits,
     );
@@ -353,7 +358,7 @@ fn zero_sequences_extraneous_bytes() {
         let mut content = raw_literals(lits);
         content.extend_from_slice(tail);
         let f = frame(
-            &FrameHeader::single_segment(lits.len() as u64),
+            &small(lits.len()),
             &[compressed_block(true, &content)],
             lits,
         );
@@ -383,6 +388,36 @@ fn sequence_modes_reserved_bits() {
 // ---------------------------------------------------------------------------
 // Frame-level errors.
 // ---------------------------------------------------------------------------
+
+/// In a single-segment frame the window is the content size, and
+/// Block_Content is limited by the window (RFC 8878 §3.1.1.2.3): a
+/// compressed block of 2 bytes in a frame of 0 bytes, or of 40 bytes for
+/// 36, is an error (libzstd 1.5.7 rejects both: "Src size is incorrect").
+#[test]
+fn block_larger_than_single_segment_window() {
+    let f = frame(
+        &FrameHeader::single_segment(0),
+        &[compressed_block(true, &[0x00, 0x00])],
+        &[],
+    );
+    expect_err("2-byte compressed block, content size 0", &f);
+    let lits = b"zero sequences, in the two-byte form";
+    let mut content = raw_literals(lits);
+    content.extend([0x80, 0x00]);
+    let f = frame(
+        &FrameHeader::single_segment(lits.len() as u64),
+        &[compressed_block(true, &content)],
+        lits,
+    );
+    expect_err("40-byte compressed block, content size 36", &f);
+    // The same block in a frame with a 1 KiB window decodes.
+    let f = frame(
+        &small(lits.len()),
+        &[compressed_block(true, &content)],
+        lits,
+    );
+    expect_ok("40-byte compressed block, 1 KiB window", &f, lits);
+}
 
 /// Block_Type 3 is reserved: an error.
 #[test]
