@@ -7,7 +7,8 @@
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # Before fuzzing, writes seed corpora of large valid inputs (blocks and
 # frames of tens to hundreds of KB, compressed by lzkit and C, fast and HC,
-# linked and independent, with dictionaries; see fuzz/examples/seeds.rs)
+# linked and independent, with dictionaries; zstd frames from libzstd and
+# hand-built ones; see fuzz/examples/seeds.rs)
 # into fuzz/corpus/TARGET/seed-* (not committed: fuzz/corpus is ignored),
 # then runs each target with a -max_len large enough for them, so that the
 # decoders' fast loops and the parallel frame decoders are fuzzed.
@@ -64,7 +65,18 @@ max_len() {
         frame_decode) echo $(( 8 << 20 )) ;;
         frame_mutate) echo 65536 ;;
         roundtrip) echo 262144 ;;
+        zstd_decode) echo 262144 ;;
+        zstd_roundtrip) echo 262144 ;;
+        zstd_mutate) echo 65536 ;;
         *) echo 1048576 ;;
+    esac
+}
+
+# libFuzzer dictionary: the zstd targets' tokens, or the LZ4 formats'.
+dict_for() {
+    case "$1" in
+        zstd_*) echo "$root/fuzz/zstd.dict" ;;
+        *) echo "$root/fuzz/lz4.dict" ;;
     esac
 }
 
@@ -89,7 +101,7 @@ for t in $targets; do
         -timeout=30 \
         -rss_limit_mb=4096 \
         -detect_leaks=0 \
-        -dict="$root/fuzz/lz4.dict" \
+        -dict="$(dict_for "$t")" \
         -print_final_stats=1 \
         ${FUZZ_ARGS:-}
     rc=$?

@@ -395,6 +395,147 @@ fn roundtrip_seeds(root: &Path) {
     s.report();
 }
 
+/// zstd frames made by libzstd (levels, flags, a dictionary, several
+/// frames with skippable ones between) and hand-built ones (the golden
+/// edge cases), each behind `zstd_decode`'s control byte.
+fn zstd_decode_seeds(root: &Path) {
+    use lzkit_fuzz::zstd::{DecodeCase, trained_dictionary};
+    use lzkit_testkit::zstd_frames::{self as zf, FrameHeader};
+    use lzkit_testkit::zstd_ref::{self, Settings};
+    let mut s = Seeds::new(root, "zstd_decode");
+    let text = data::text(100_000, 21);
+    let col = column(3, 200_000);
+    let mixed = data::mixed(30_000, 22);
+    let frames = [
+        (
+            "text-3",
+            zstd_ref::compress(&text, &Settings::new(3), None),
+            0u8,
+        ),
+        (
+            "column-1",
+            zstd_ref::compress(&col, &Settings::new(1).content_size(true), None),
+            0x10,
+        ),
+        (
+            "column-fast",
+            zstd_ref::compress(&col, &Settings::new(-5).checksum(false), None),
+            0x24,
+        ),
+        (
+            "mixed-19",
+            zstd_ref::compress(&mixed, &Settings::new(19), None),
+            0x30,
+        ),
+        (
+            "mixed-flushed",
+            zstd_ref::compress(&mixed, &Settings::new(6).flush_every(Some(1000)), None),
+            0x08,
+        ),
+        (
+            "text-dict",
+            zstd_ref::compress(&text[..5000], &Settings::new(3), Some(trained_dictionary())),
+            0x02,
+        ),
+        (
+            "col-dict",
+            zstd_ref::compress(&col[..3000], &Settings::new(12), Some(trained_dictionary())),
+            0x33,
+        ),
+    ];
+    let mut all = Vec::new();
+    for (name, f, flags) in &frames {
+        s.put(name, &DecodeCase::encode(*flags, f));
+        if *flags & 3 == 0 {
+            all.extend(zf::skippable_frame(name.len() as u8 % 16, name.as_bytes()));
+            all.extend_from_slice(f);
+        }
+    }
+    s.put("concatenated", &DecodeCase::encode(0x20, &all));
+    // Hand-built: an RLE first block of 128 KiB, 0 sequences in 2 bytes, a
+    // compressed block of RLE literals and RLE-mode sequences.
+    let header = FrameHeader::single_segment(131_079).checksum(true);
+    let mut rle = vec![0x5A; 131_072];
+    rle.extend([0xA5; 7]);
+    let f = zf::frame(
+        &header,
+        &[
+            zf::rle_block(false, 0x5A, 131_072),
+            zf::rle_block(true, 0xA5, 7),
+        ],
+        &rle,
+    );
+    s.put("rle-first-block", &DecodeCase::encode(0x00, &f));
+    let mut content = zf::raw_literals(b"zero sequences");
+    content.extend([0x80, 0x00]);
+    let f = zf::frame(
+        &FrameHeader::with_window_log(10),
+        &[zf::compressed_block(true, &content)],
+        &[],
+    );
+    s.put("zero-seq-2b", &DecodeCase::encode(0x10, &f));
+    let mut content = zf::rle_literals(b'z', 1);
+    content.extend(zf::rle_sequences(
+        1,
+        2,
+        52,
+        &[zf::SeqExtra {
+            match_length: 65_532,
+            ..Default::default()
+        }],
+    ));
+    let f = zf::frame(
+        &FrameHeader::single_segment(131_072),
+        &[zf::compressed_block(true, &content)],
+        &[],
+    );
+    s.put("block-128k", &DecodeCase::encode(0x00, &f));
+    s.report();
+}
+
+/// `zstd_roundtrip` and `zstd_mutate` cases: bodies of text, columns and
+/// mixed data at several levels and flags (see `lzkit_fuzz::zstd::LibCase`).
+fn zstd_lib_seeds(root: &Path, target: &str) {
+    use lzkit_fuzz::zstd::{LibCase, Mutation};
+    let mutate = target == "zstd_mutate";
+    let mut s = Seeds::new(root, target);
+    let n = if mutate { 20_000 } else { 200_000 };
+    let bodies = [data::text(n, 31), column(5, n), data::mixed(n / 2, 32)];
+    // (level, flags, dictionary length, flush interval)
+    let cases = [
+        (3, 0x01, 0, 0),
+        (1, 0x03, 0, 0),
+        (-5, 0x00, 0, 0),
+        (19, 0x05 | 0x10, 0, 0),
+        (6, 0x07 | 0x08, 4000, 0),
+        (9, 0x21, 0, 999),
+        (2, 0x41, 0, 0),
+        (4, 0x80, 0, 0),
+    ];
+    let mutations = [
+        Mutation {
+            at: 40,
+            op: 0,
+            value: 0x10,
+        },
+        Mutation {
+            at: 7,
+            op: 5,
+            value: 3,
+        },
+    ];
+    for (k, body) in bodies.iter().enumerate() {
+        for (j, &(level, flags, dict_len, flush)) in cases.iter().enumerate() {
+            let m = mutate.then_some(&mutations[..j % 3]);
+            s.put(
+                &format!("body{k}-case{j}"),
+                &LibCase::encode(level, flags, dict_len, flush, m, body),
+            );
+        }
+    }
+    s.report();
+}
+
 fn main() {
     let root = PathBuf::from(
         std::env::args()
@@ -414,5 +555,13 @@ fn main() {
     }
     if wanted("roundtrip") {
         roundtrip_seeds(&root);
+    }
+    if wanted("zstd_decode") {
+        zstd_decode_seeds(&root);
+    }
+    for t in ["zstd_roundtrip", "zstd_mutate"] {
+        if wanted(t) {
+            zstd_lib_seeds(&root, t);
+        }
     }
 }

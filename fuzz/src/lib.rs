@@ -13,7 +13,10 @@
 //!   from fuzz-chosen options and data, then edited);
 //! * [`known`]: the differences from C the targets expect, and why;
 //! * [`ctl`]: reading (and, for seeds, writing) the control fields;
-//! * [`alloc`]: the targets' allocator, which keeps large blocks for reuse.
+//! * [`alloc`]: the targets' allocator, which keeps large blocks for reuse;
+//! * [`zstd`]: the zstd targets' cases (arbitrary input; libzstd frames,
+//!   round-tripped or mutated) and the check that every zstd decoder
+//!   agrees (and, for mutated frames, agrees with libzstd).
 //!
 //! Every target's input layout is documented in its module; the seed
 //! generator (`examples/seeds.rs`, run by `scripts/fuzz.sh`) writes valid,
@@ -25,6 +28,7 @@ pub mod ctl;
 pub mod frame;
 pub mod frame_case;
 pub mod known;
+pub mod zstd;
 
 /// See [`alloc`]: only in `cargo fuzz` builds.
 #[cfg(fuzzing)]

@@ -12,9 +12,9 @@
 //!   streaming frame without one), with a dictionary, with a long window
 //!   (`window_log` up to 27, long-distance matching), and with forced
 //!   block boundaries (flushes);
-//! * [`decompress`] / [`decompress_limited`]: libzstd's verdict on any
-//!   input, as a `Result`, so both decoders can be compared
-//!   ([`check_same_verdict`]);
+//! * [`decompress`] / [`decompress_limited`] (streaming) and
+//!   [`decompress_one_shot`]: libzstd's verdict on any input, as a
+//!   `Result`, so both decoders can be compared ([`check_same_verdict`]);
 //! * [`train_dictionary`]: a zstd-format dictionary (`ZDICT_trainFromBuffer`);
 //! * [`cli_available`] and [`cli`]: the reference `zstd` command.
 //!
@@ -30,9 +30,9 @@ pub const MIN_LEVEL: i32 = -5;
 /// Highest level of libzstd (`--ultra -22`).
 pub const MAX_LEVEL: i32 = 22;
 
-/// The largest window log libzstd decodes on 64-bit targets
-/// (`ZSTD_WINDOWLOG_MAX_64`).
-pub const WINDOW_LOG_MAX: u32 = 31;
+/// The largest window log libzstd decodes: `ZSTD_WINDOWLOG_MAX_64` (31),
+/// or `ZSTD_WINDOWLOG_MAX_32` (30) on 32-bit targets.
+pub const WINDOW_LOG_MAX: u32 = if usize::BITS >= 64 { 31 } else { 30 };
 
 /// libzstd's default streaming window limit (`ZSTD_WINDOWLOG_LIMIT_DEFAULT`):
 /// a frame whose window is larger needs `--memory` / `window_log_max`.
@@ -221,6 +221,22 @@ pub fn decompress_limited(
         }
         out.extend_from_slice(&buf[..n]);
     }
+}
+
+/// Every frame of `src` decoded by libzstd in one call
+/// (`ZSTD_decompressDCtx`, as `zstd::bulk`) into a buffer of `capacity`
+/// bytes, with `dict` if given: no window is kept, so no window limit
+/// applies below the format's (2^31), and nothing is allocated beyond the
+/// buffer, whatever the frame header claims. Output past `capacity` is an
+/// error. The reference of the fuzz targets.
+pub fn decompress_one_shot(
+    src: &[u8],
+    dict: Option<&[u8]>,
+    capacity: usize,
+) -> Result<Vec<u8>, RefError> {
+    let err = |e: std::io::Error| RefError(e.to_string());
+    let mut d = zstd::bulk::Decompressor::with_dictionary(dict.unwrap_or(&[])).map_err(err)?;
+    d.decompress(src, capacity).map_err(err)
 }
 
 /// Assert that lzkit's verdict matches libzstd's: both accept with the
