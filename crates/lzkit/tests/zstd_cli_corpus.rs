@@ -135,7 +135,7 @@ fn zstd_command_dictionary() {
     std::fs::create_dir(&samples).unwrap();
     let mut paths = Vec::new();
     for i in 0..400u64 {
-        let data = if i % 2 == 0 {
+        let data = if i.is_multiple_of(2) {
             text(600, 100 + i)
         } else {
             generate_kind(Kind::Column, 400, 100 + i)
@@ -156,7 +156,7 @@ fn zstd_command_dictionary() {
     // Data like the samples (some of them verbatim).
     let mut data = Vec::new();
     for i in 0..200u64 {
-        data.extend(if i % 3 == 0 {
+        data.extend(if i.is_multiple_of(3) {
             text(600, 100 + 2 * i)
         } else {
             generate_kind(Kind::Column, 400, 101 + 2 * i)

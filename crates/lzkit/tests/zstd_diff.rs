@@ -129,7 +129,7 @@ fn dict_data(len: usize, seed: u64) -> Vec<u8> {
     let mut s = seed;
     while v.len() < len {
         s = lzkit_testkit::rng::derive_seed(s, 1);
-        if s % 2 == 0 {
+        if s.is_multiple_of(2) {
             v.extend(text(400, 5000 + s % 300));
         } else {
             v.extend(generate_kind(Kind::Column, 256, 9000 + s % 300));
@@ -228,7 +228,7 @@ fn one_shot_frames() {
         {
             let level = [-5, -1, 1, 3, 9, 19][(i + j) % 6];
             let original = generate_kind(kind, len, (i * 100 + j) as u64);
-            let f = zstd_ref::compress_one_shot(&original, level, j % 2 == 0);
+            let f = zstd_ref::compress_one_shot(&original, level, j.is_multiple_of(2));
             check(
                 &f,
                 &[],
@@ -301,9 +301,9 @@ fn reused_decoder_across_frames() {
             _ => dict_data(len, i),
         };
         let s = Settings::new(level)
-            .checksum(i % 3 != 0)
-            .content_size(i % 2 == 0)
-            .flush_every((i % 5 == 0).then_some(3000));
+            .checksum(!i.is_multiple_of(3))
+            .content_size(i.is_multiple_of(2))
+            .flush_every(i.is_multiple_of(5).then_some(3000));
         let f = zstd_ref::compress(&original, &s, dict.bytes());
         frames.push((f, original, dict));
     }
@@ -337,7 +337,7 @@ fn reused_decoder_across_frames() {
                     Dict::Trained => b,
                     Dict::RawContent => c,
                 };
-                if (i + round) % 2 == 0 {
+                if (i + round).is_multiple_of(2) {
                     d.decompress(f).unwrap_or_else(|e| panic!("{what}: {e}"))
                 } else {
                     let mut out = vec![0xA5; original.len()];
