@@ -3,6 +3,7 @@
 //! * [`args`]: lz4-style argument parsing.
 //! * [`run`]: per-file compression, decompression, testing and listing.
 //! * [`output`]: destinations, with atomic file creation.
+//! * [`formats`]: LZ4 or zstd, by magic number.
 //! * [`list`]: the `--list` tables.
 //! * [`progress`], [`report`]: what goes to standard error.
 //!
@@ -11,6 +12,7 @@
 
 mod args;
 mod bench;
+mod formats;
 mod list;
 mod output;
 mod progress;
