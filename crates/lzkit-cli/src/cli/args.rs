@@ -143,8 +143,9 @@ impl Default for Options {
 /// The result of parsing: run, or print something and exit.
 #[derive(Debug)]
 pub enum Command {
-    /// Process files with these options.
-    Run(Options),
+    /// Process files with these options (boxed: they are large, the other
+    /// variants empty).
+    Run(Box<Options>),
     /// `-h`.
     Help,
     /// `-H` / `--help`: help with examples and details (as lz4).
@@ -205,7 +206,7 @@ where
             return Ok(cmd);
         }
     }
-    Ok(Command::Run(opts))
+    Ok(Command::Run(Box::new(opts)))
 }
 
 /// Long options that take a value (`--threads=N` or `--threads N`;
@@ -517,7 +518,7 @@ mod tests {
 
     fn run(args: &[&str]) -> Options {
         match parse(args.iter().map(OsString::from), Options::default()) {
-            Ok(Command::Run(o)) => o,
+            Ok(Command::Run(o)) => *o,
             other => panic!("unexpected parse result {other:?}"),
         }
     }

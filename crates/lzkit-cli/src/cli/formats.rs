@@ -124,14 +124,21 @@ pub fn innermost(mut e: &lzkit::Error) -> &lzkit::Error {
 }
 
 /// If `e` is a frame of the other codec met inside a file (LZ4 after
-/// zstd, or zstd after LZ4), the one line that says so.
+/// zstd, or zstd after LZ4), the one line that says so. Each decoder
+/// reports a magic number it does not know, whichever error it uses; the
+/// magic number says which codec's frame it met.
 pub fn mixed_codecs(e: &lzkit::Error) -> Option<String> {
-    let (found, after, at) = match *innermost(e) {
-        lzkit::Error::UnknownMagic { magic, at } if magic == zstd::MAGIC => ("a zstd", "LZ4", at),
+    let (magic, at) = match *innermost(e) {
+        lzkit::Error::UnknownMagic { magic, at } => (magic, at),
         lzkit::Error::ZstdFrame {
             at,
             fault: lzkit::ZstdFault::NotZstd { magic },
-        } if is_lz4_magic(magic) => ("an LZ4", "zstd", at),
+        } => (magic, at),
+        _ => return None,
+    };
+    let (found, after) = match magic {
+        zstd::MAGIC => ("a zstd", "LZ4"),
+        m if is_lz4_magic(m) => ("an LZ4", "zstd"),
         _ => return None,
     };
     Some(format!(
@@ -280,5 +287,12 @@ mod tests {
                 .unwrap()
                 .contains("a zstd frame at byte 12 follows LZ4")
         );
+        let e = lzkit::Error::UnknownMagic {
+            magic: LZ4_LEGACY_MAGIC,
+            at: 9,
+        };
+        assert!(mixed_codecs(&e).unwrap().contains("an LZ4 frame at byte 9"));
+        let e = lzkit::Error::UnknownMagic { magic: 7, at: 9 };
+        assert!(mixed_codecs(&e).is_none());
     }
 }

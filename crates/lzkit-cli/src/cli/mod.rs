@@ -54,7 +54,7 @@ pub fn main() -> ExitCode {
         Ok(Command::Run(opts)) if opts.bench.as_ref().is_some_and(|b| b.active) => {
             bench::main(bench_arguments(&opts))
         }
-        Ok(Command::Run(opts)) => match run::run(opts) {
+        Ok(Command::Run(opts)) => match run::run(*opts) {
             run::Outcome::Success => ExitCode::SUCCESS,
             run::Outcome::Failure => ExitCode::FAILURE,
             run::Outcome::BrokenPipe => ExitCode::from(BROKEN_PIPE_STATUS),

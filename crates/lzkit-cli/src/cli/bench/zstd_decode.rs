@@ -19,7 +19,8 @@ use lzkit::zstd::{Decoder, FrameDecoder, Variant};
 
 use super::measure::verify;
 use super::modes::{
-    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
+    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, decode_method, measure_all,
+    poison,
 };
 use super::options::Options;
 use super::render::{Cell, block_size_label, json_array, json_str};
@@ -79,13 +80,18 @@ enum Engine {
     RefStream,
 }
 
-/// One level's frames of a file, and where each decodes to.
+/// Where one frame lies in [`Level::data`], and where it decodes to.
+struct Frame {
+    packed: Range<usize>,
+    original: Range<usize>,
+}
+
+/// One level's frames of a file.
 struct Level {
     level: i32,
     /// The frames, back to back.
     data: Vec<u8>,
-    /// Each frame's range in `data` and in the original.
-    frames: Vec<(Range<usize>, Range<usize>)>,
+    frames: Vec<Frame>,
     /// One engine per contender, as in [`Who::all`].
     engines: Vec<Engine>,
 }
@@ -111,7 +117,7 @@ fn compress_frames(
     data: &[u8],
     frame_size: usize,
     level: i32,
-) -> Result<(Vec<u8>, Vec<(Range<usize>, Range<usize>)>), String> {
+) -> Result<(Vec<u8>, Vec<Frame>), String> {
     let mut compressor = zstd::bulk::Compressor::new(level)
         .map_err(|e| format!("libzstd could not set up level {level}: {e}"))?;
     let size = if frame_size == 0 {
@@ -127,7 +133,10 @@ fn compress_frames(
             .map_err(|e| format!("libzstd failed on frame {i} at level {level}: {e}"))?;
         let start = out.len();
         out.extend_from_slice(&frame);
-        frames.push((start..out.len(), i * size..i * size + chunk.len()));
+        frames.push(Frame {
+            packed: start..out.len(),
+            original: i * size..i * size + chunk.len(),
+        });
     }
     Ok((out, frames))
 }
@@ -163,8 +172,8 @@ impl Level {
     /// Decode every frame into its place in `out` with engine `k`.
     fn pass(&mut self, k: usize, out: &mut [u8]) -> Result<(), String> {
         let src = &self.data;
-        for (i, (packed, original)) in self.frames.iter().enumerate() {
-            let (frame, dst) = (&src[packed.clone()], &mut out[original.clone()]);
+        for (i, f) in self.frames.iter().enumerate() {
+            let (frame, dst) = (&src[f.packed.clone()], &mut out[f.original.clone()]);
             let n = match &mut self.engines[k] {
                 Engine::Ref(dctx) => dctx
                     .decompress_to_buffer(frame, dst)
@@ -339,14 +348,7 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
              (ZSTD_compressCCtx) at levels {levels}",
             ref_version()
         ),
-        format!(
-            "speeds in GB/s of decompressed data (10^9 bytes/s, one core), {} of {} rounds; \
-             contenders interleaved in a random order each round (seed {}), each sample at \
-             least 1 MiB of repeated passes; every decode verified",
-            opts.stat.name(),
-            opts.rounds,
-            opts.seed
-        ),
+        decode_method(opts),
         format!(
             "ref = libzstd {} ZSTD_decompressDCtx, one DCtx per file and level; adapt = one \
              lzkit zstd::Decoder per file and level (adapt_last: the variant of its last \
