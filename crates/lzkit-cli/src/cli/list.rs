@@ -262,8 +262,8 @@ pub fn zstd_detailed(name: &str, frames: &[zstd::FrameInfo]) -> String {
         "Ratio"
     );
     for (i, f) in frames.iter().enumerate() {
-        let (kind, window, dict, blocks, check) = match f.kind {
-            zstd::FrameKind::Zstd => (
+        let (kind, window, dict, blocks, check) = if f.kind == zstd::FrameKind::Zstd {
+            (
                 if f.single_segment {
                     "ZstdFrame (single)".to_string()
                 } else {
@@ -277,14 +277,13 @@ pub fn zstd_detailed(name: &str, frames: &[zstd::FrameInfo]) -> String {
                 f.blocks.to_string(),
                 f.checksum
                     .map_or_else(|| "None".to_string(), |c| format!("XXH64 {c:08x}")),
-            ),
-            zstd::FrameKind::Skippable { magic } => (
-                format!("Skippable {magic:#x}"),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ),
+            )
+        } else {
+            let kind = match f.kind {
+                zstd::FrameKind::Skippable { magic } => format!("Skippable {magic:#x}"),
+                other => format!("{other:?}"),
+            };
+            (kind, "-".into(), "-".into(), "-".into(), "-".into())
         };
         let _ = writeln!(
             out,
