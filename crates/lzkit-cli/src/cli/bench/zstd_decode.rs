@@ -72,10 +72,12 @@ struct Op {
     who: Who,
 }
 
-/// A decoder with the state it keeps across rounds.
+/// A decoder with the state it keeps across rounds (lzkit's boxed: it is
+/// ten times the size of a libzstd handle; one pointer per frame of 1 MiB
+/// costs nothing).
 enum Engine {
     Ref(zstd::bulk::Decompressor<'static>),
-    Lzkit(Decoder),
+    Lzkit(Box<Decoder>),
     Stream,
     RefStream,
 }
@@ -152,10 +154,10 @@ impl Level {
                         zstd::bulk::Decompressor::new()
                             .map_err(|e| format!("libzstd could not set up a DCtx: {e}"))?,
                     ),
-                    Who::Adapt => Engine::Lzkit(Decoder::new()),
-                    Who::Fixed(v) => {
-                        Engine::Lzkit(Decoder::with_variant(v).map_err(|e| e.to_string())?)
-                    }
+                    Who::Adapt => Engine::Lzkit(Box::new(Decoder::new())),
+                    Who::Fixed(v) => Engine::Lzkit(Box::new(
+                        Decoder::with_variant(v).map_err(|e| e.to_string())?,
+                    )),
                     Who::Stream => Engine::Stream,
                     Who::RefStream => Engine::RefStream,
                 })
