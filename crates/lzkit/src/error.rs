@@ -13,12 +13,15 @@ use std::fmt;
 pub enum Codec {
     /// The LZ4 block format (also inside LZ4 frames).
     Lz4,
+    /// Zstandard (RFC 8878).
+    Zstd,
 }
 
 impl fmt::Display for Codec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Codec::Lz4 => "LZ4",
+            Codec::Zstd => "zstd",
         })
     }
 }
@@ -30,6 +33,8 @@ impl fmt::Display for Codec {
 pub enum Fault {
     /// An LZ4 block broke the LZ4 block format.
     Lz4(Lz4Fault),
+    /// A zstd frame or block broke RFC 8878.
+    Zstd(ZstdFault),
 }
 
 impl Fault {
@@ -37,6 +42,7 @@ impl Fault {
     pub const fn codec(&self) -> Codec {
         match self {
             Fault::Lz4(_) => Codec::Lz4,
+            Fault::Zstd(_) => Codec::Zstd,
         }
     }
 }
@@ -45,6 +51,7 @@ impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Fault::Lz4(fault) => fault.fmt(f),
+            Fault::Zstd(fault) => fault.fmt(f),
         }
     }
 }
@@ -52,6 +59,68 @@ impl fmt::Display for Fault {
 impl From<Lz4Fault> for Fault {
     fn from(fault: Lz4Fault) -> Self {
         Fault::Lz4(fault)
+    }
+}
+
+impl From<ZstdFault> for Fault {
+    fn from(fault: ZstdFault) -> Self {
+        Fault::Zstd(fault)
+    }
+}
+
+/// Why zstd data was rejected (a [`Fault::Zstd`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ZstdFault {
+    /// The data does not start with the zstd magic number (nor a skippable
+    /// frame's).
+    NotZstd {
+        /// The four bytes read, little-endian.
+        magic: u32,
+    },
+    /// A structure of the format is malformed; the text says which.
+    Malformed(&'static str),
+    /// A match offset pointing before the start of the data (and of any
+    /// dictionary).
+    OffsetBeforeStart {
+        /// The offset decoded.
+        offset: usize,
+        /// How many bytes of history (output so far plus dictionary) were available.
+        available: usize,
+    },
+    /// The decoded data does not fit in the output buffer.
+    OutputTooSmall {
+        /// Capacity of the output buffer.
+        capacity: usize,
+    },
+    /// The frame's window is larger than the decoder's memory limit.
+    WindowTooLarge {
+        /// The window size the frame header asks for.
+        window: u64,
+        /// The limit (`window_log_max`, CLI `--memory`).
+        limit: u64,
+    },
+}
+
+impl fmt::Display for ZstdFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ZstdFault::NotZstd { magic } => {
+                write!(f, "not zstd data: unknown magic number {magic:#010x}")
+            }
+            ZstdFault::Malformed(what) => f.write_str(what),
+            ZstdFault::OffsetBeforeStart { offset, available } => write!(
+                f,
+                "match offset {offset} points before the start of the data ({available} bytes available)"
+            ),
+            ZstdFault::OutputTooSmall { capacity } => {
+                write!(f, "decoded data does not fit in {capacity} bytes")
+            }
+            ZstdFault::WindowTooLarge { window, limit } => write!(
+                f,
+                "window of {window} bytes exceeds the memory limit of {limit} bytes (raise it: CLI --memory, API window_log_max)"
+            ),
+        }
     }
 }
 
@@ -175,6 +244,25 @@ pub enum Error {
         /// Index of the block in its frame, from 0.
         index: u64,
         /// Position of the block's size field in the input stream.
+        at: u64,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A zstd frame (or its header) is malformed: what, and where.
+    #[error("corrupt zstd frame at byte {at}: {fault}")]
+    ZstdFrame {
+        /// Position in the input stream where the problem was detected.
+        at: u64,
+        /// What was wrong.
+        fault: ZstdFault,
+    },
+    /// Something went wrong inside one frame of a stream of several.
+    #[error("frame {index} at byte {at}: {source}")]
+    Frame {
+        /// Index of the frame in the input, from 0.
+        index: u64,
+        /// Position of the frame's first byte in the input stream.
         at: u64,
         /// What went wrong.
         #[source]

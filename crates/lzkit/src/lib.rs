@@ -3,6 +3,8 @@
 //! * [`lz4::block`]: the LZ4 block format: compress and decompress one block.
 //! * [`lz4::frame`]: the LZ4 frame format (spec v1.6.4) and the legacy format,
 //!   one-shot and streaming.
+//! * [`zstd`]: Zstandard decoding (RFC 8878): frames, dictionaries,
+//!   one-shot and streaming, with the same adaptive copy kernels.
 //!
 //! Decoders are safe on any input: they never panic, never read or write
 //! outside the given slices, and report every malformed input as an [`Error`].
@@ -17,5 +19,6 @@ mod kernels;
 pub mod lz4;
 mod mem;
 mod pool;
+pub mod zstd;
 
-pub use error::{Codec, Error, Fault, Lz4Fault, Result};
+pub use error::{Codec, Error, Fault, Lz4Fault, Result, ZstdFault};

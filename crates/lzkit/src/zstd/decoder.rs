@@ -1,0 +1,386 @@
+//! [`Decoder`]: one-shot decoding of whole frames with reusable state and
+//! an adaptive choice of the sequence loop.
+
+use super::block::{self, BlockError, Entropy};
+use super::dict::Dictionary;
+use super::exec::{ExecFn, Out};
+use super::frame::{self, Header, Start};
+use super::variant::Variant;
+use super::{BLOCK_SIZE_MAX, DecodeOptions};
+use crate::adaptive::{Policy, Votes};
+use crate::error::{Error, Fault, Result, ZstdFault};
+use crate::mem;
+
+/// The zstd decoders' votes for the process prior, by index in
+/// [`Variant::candidates`].
+static VOTES: Votes = Votes::new();
+
+/// What a [`Decoder`] has learned about one variant (tuning diagnostics,
+/// not a stable API).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VariantStats {
+    /// The variant.
+    pub variant: Variant,
+    /// Blocks it decoded.
+    pub blocks: u64,
+    /// Timed blocks counted.
+    pub timed: u32,
+    /// Mean decode time per output byte, in clock ticks; 0 if never timed.
+    pub cost_per_byte: f64,
+}
+
+/// A reusable zstd decoder: keeps its literal buffer, its tables, its
+/// dictionaries and what its chooser learned between frames. Use one per
+/// stream (a column, a file): it learns which [`Variant`] of the sequence
+/// loop is fastest for that stream's data on this CPU.
+///
+/// ```
+/// use lzkit::zstd::{Decoder, Variant};
+/// # let frame = [0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65,
+/// #     0x6c, 0x6c, 0x6f, 0x20, 0x0a, 0x01, 0x00, 0x31, 0x4a, 0x11, 0xa3, 0xaa, 0x74, 0xce];
+/// let mut d = Decoder::new();
+/// let mut out = vec![0u8; 1 << 10];
+/// let n = d.decompress_into(&frame, &mut out)?;
+/// assert_eq!(&out[..n], b"hello hello hello\n");
+///
+/// // A fixed variant (tests, benchmarks).
+/// let mut p = Decoder::with_variant(Variant::from_name("portable16").unwrap())?;
+/// assert_eq!(p.decompress(&frame)?, b"hello hello hello\n");
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    pub(super) opts: DecodeOptions,
+    dicts: Vec<Dictionary>,
+    pub(super) ent: Entropy,
+    pub(super) lits: Vec<u8>,
+    policy: Policy<Variant, ExecFn>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
+
+/// Where one-shot output goes: a caller's slice, or a growing vector.
+trait Sink {
+    /// The whole output buffer, with room for `need` bytes at `pos` if the
+    /// sink can grow (a slice cannot: the caller checks its length).
+    fn room(&mut self, pos: usize, need: usize) -> Result<&mut [u8]>;
+}
+
+impl Sink for &mut [u8] {
+    fn room(&mut self, _pos: usize, _need: usize) -> Result<&mut [u8]> {
+        Ok(self)
+    }
+}
+
+/// Bytes a growing output keeps past a block's room, so that the sequence
+/// loop's wild copies fit to the end of the block.
+const SLACK: usize = 64;
+
+impl Sink for Vec<u8> {
+    fn room(&mut self, pos: usize, need: usize) -> Result<&mut [u8]> {
+        mem::grow_zeroed(self, pos + need + SLACK)?;
+        Ok(self)
+    }
+}
+
+impl Decoder {
+    /// An adaptive decoder over [`Variant::candidates`], starting on the
+    /// variant this process's decoders settled on most often (if any).
+    pub fn new() -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let seed = now.as_nanos() as u64 ^ ((std::process::id() as u64) << 32);
+        let arms: Vec<(Variant, ExecFn)> = Variant::candidates()
+            .iter()
+            .filter_map(|&v| Some((v, v.entry()?)))
+            .collect();
+        let initial = arms
+            .iter()
+            .position(|a| a.0 == Variant::default_for_cpu())
+            .unwrap_or(0);
+        let candidates = Variant::candidates();
+        let prior = VOTES.leader(candidates.len()).map(|i| candidates[i]);
+        let policy = Policy::adaptive(arms, initial, seed, Some(&VOTES)).with_prior(prior);
+        Decoder::with_policy(policy)
+    }
+
+    /// A decoder that always uses `variant`. Fails if this CPU cannot run it.
+    pub fn with_variant(variant: Variant) -> Result<Self> {
+        let entry = variant.entry().ok_or(Error::VariantUnavailable {
+            variant: variant.name(),
+        })?;
+        Ok(Decoder::with_policy(Policy::fixed(variant, entry)))
+    }
+
+    fn with_policy(policy: Policy<Variant, ExecFn>) -> Self {
+        Decoder {
+            opts: DecodeOptions::new(),
+            dicts: Vec::new(),
+            ent: Entropy::default(),
+            lits: Vec::new(),
+            policy,
+        }
+    }
+
+    /// An adaptive decoder with `opts`.
+    pub fn with_options(opts: DecodeOptions) -> Self {
+        Decoder::new().options(opts)
+    }
+
+    /// This decoder with `opts`.
+    pub fn options(mut self, opts: DecodeOptions) -> Self {
+        self.opts = opts;
+        self
+    }
+
+    /// This decoder with `dict` too: frames whose header names its ID use
+    /// it; frames without a dictionary ID use the first dictionary given.
+    pub fn with_dictionary(mut self, dict: Dictionary) -> Self {
+        self.dicts.push(dict);
+        self
+    }
+
+    /// The options in use.
+    pub fn decode_options(&self) -> DecodeOptions {
+        self.opts
+    }
+
+    /// The variant that decoded the last compressed block.
+    pub fn last_variant(&self) -> Variant {
+        self.policy.last()
+    }
+
+    /// What the decoder has observed, per variant (tuning diagnostics).
+    #[doc(hidden)]
+    pub fn stats(&self) -> Vec<VariantStats> {
+        self.policy
+            .stats()
+            .into_iter()
+            .map(|r| VariantStats {
+                variant: r.arm,
+                blocks: r.blocks,
+                timed: r.timed,
+                cost_per_byte: r.cost_per_byte,
+            })
+            .collect()
+    }
+
+    /// Decode every frame of `src` into `dst`; returns the bytes written.
+    ///
+    /// # Errors
+    /// As [`super::decompress_into`].
+    pub fn decompress_into(&mut self, src: &[u8], mut dst: &mut [u8]) -> Result<usize> {
+        self.decode_all(src, &mut dst)
+    }
+
+    /// Decode every frame of `src` into a new vector.
+    ///
+    /// # Errors
+    /// As [`super::decompress`].
+    pub fn decompress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        // Content sizes size the output only as far as the input can back
+        // them: a block of 4 bytes decodes to 128 KiB at most.
+        let backed = (src.len() / 4 + 1).saturating_mul(BLOCK_SIZE_MAX);
+        if let Ok(Start::Frame(h)) = frame::parse(src, 0)
+            && let Some(size) = h.content_size
+        {
+            let want = size.min(backed as u64).min(1 << 30) as usize;
+            out.try_reserve_exact(want + SLACK)
+                .map_err(|_| mem::out_of_memory(want))?;
+        }
+        let n = self.decode_all(src, &mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+
+    /// The dictionary for a frame naming `id` (0: none named).
+    pub(super) fn dictionary(&self, id: u32) -> Result<Option<Dictionary>> {
+        if id == 0 {
+            return Ok(self.dicts.first().cloned());
+        }
+        match self.dicts.iter().find(|d| d.id() == id) {
+            Some(d) => Ok(Some(d.clone())),
+            None => Err(Error::DictionaryRequired { dict_id: id }),
+        }
+    }
+
+    /// Reset the entropy state for a frame with `dict`.
+    pub(super) fn start_frame(&mut self, dict: Option<&Dictionary>) {
+        match dict.and_then(|d| d.entropy()) {
+            Some(e) => self.ent.set_from(e),
+            None => self.ent.reset(),
+        }
+    }
+
+    fn decode_all<S: Sink>(&mut self, src: &[u8], sink: &mut S) -> Result<usize> {
+        let mut p = 0usize;
+        let mut pos = 0usize;
+        let mut index = 0u64;
+        while p < src.len() {
+            let at = p as u64;
+            let wrap = |e: Error| Error::Frame {
+                index,
+                at,
+                source: Box::new(e),
+            };
+            match frame::parse(&src[p..], at).map_err(wrap)? {
+                Start::Skippable(len) => {
+                    let end = p as u64 + len;
+                    if end > src.len() as u64 {
+                        return Err(wrap(Error::Truncated {
+                            at: src.len() as u64,
+                            what: "skippable frame",
+                        }));
+                    }
+                    p = end as usize;
+                }
+                Start::Frame(h) => {
+                    let (used, end) = self
+                        .decode_frame(&src[p..], at, &h, sink, pos)
+                        .map_err(wrap)?;
+                    p += used;
+                    pos = end;
+                }
+            }
+            index += 1;
+        }
+        Ok(pos)
+    }
+
+    /// Decode the frame at the start of `src` (header `h`) into the sink at
+    /// `pos`; returns (input bytes used, output end).
+    fn decode_frame<S: Sink>(
+        &mut self,
+        src: &[u8],
+        at: u64,
+        h: &Header,
+        sink: &mut S,
+        pos: usize,
+    ) -> Result<(usize, usize)> {
+        let dict = self.dictionary(h.dict_id)?;
+        self.start_frame(dict.as_ref());
+        let dict_content: &[u8] = dict.as_ref().map_or(&[], |d| d.content());
+        let block_max = h.block_max();
+        let start = pos;
+        let mut op = pos;
+        let mut p = h.len;
+        let mut index = 0u64;
+        loop {
+            let block_at = at + p as u64;
+            let hb = src.get(p..p + 3).ok_or(Error::Truncated {
+                at: at + src.len() as u64,
+                what: "block header",
+            })?;
+            let bh = frame::block_header([hb[0], hb[1], hb[2]], block_at, block_max)?;
+            p += 3;
+            let data = src.get(p..p + bh.input_len()).ok_or(Error::Truncated {
+                at: at + src.len() as u64,
+                what: "block",
+            })?;
+            let wrap = |(off, fault): BlockError| Error::Block {
+                index,
+                at: block_at,
+                source: Box::new(Error::CorruptBlock {
+                    at: off,
+                    fault: Fault::Zstd(fault),
+                }),
+            };
+            match bh.kind {
+                0 | 1 => {
+                    let buf = sink.room(op, bh.size)?;
+                    if bh.size > buf.len() - op {
+                        return Err(wrap((
+                            0,
+                            ZstdFault::OutputTooSmall {
+                                capacity: buf.len(),
+                            },
+                        )));
+                    }
+                    if bh.kind == 0 {
+                        buf[op..op + bh.size].copy_from_slice(data);
+                    } else {
+                        buf[op..op + bh.size].fill(data[0]);
+                    }
+                    op += bh.size;
+                }
+                _ => {
+                    let buf = sink.room(op, block_max)?;
+                    let mut out = Out {
+                        buf,
+                        base: start,
+                        pos: op,
+                        end: op,
+                        dict: dict_content,
+                    };
+                    self.run_block(data, &mut out, block_max).map_err(wrap)?;
+                    op = out.pos;
+                }
+            }
+            p += bh.input_len();
+            index += 1;
+            if bh.last {
+                break;
+            }
+        }
+        let produced = (op - start) as u64;
+        if let Some(expected) = h.content_size
+            && expected != produced
+        {
+            return Err(Error::ContentSize {
+                expected,
+                actual: produced,
+            });
+        }
+        if h.checksum {
+            let c = src.get(p..p + 4).ok_or(Error::Truncated {
+                at: at + src.len() as u64,
+                what: "content checksum",
+            })?;
+            if self.opts.verifies_checksums() {
+                let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                let buf = sink.room(op, 0)?;
+                let computed = xxhash_rust::xxh64::xxh64(&buf[start..op], 0) as u32;
+                if stored != computed {
+                    return Err(Error::ContentChecksum {
+                        at: at + p as u64,
+                        stored,
+                        computed,
+                    });
+                }
+            }
+            p += 4;
+        }
+        Ok((p, op))
+    }
+
+    /// Decode one compressed block with the variant the policy chooses.
+    pub(super) fn run_block(
+        &mut self,
+        src: &[u8],
+        out: &mut Out<'_>,
+        block_max: usize,
+    ) -> std::result::Result<(), BlockError> {
+        let before = out.pos;
+        if let Some(entry) = self.policy.untimed() {
+            let r =
+                block::decode_compressed(&mut self.ent, &mut self.lits, src, out, block_max, entry);
+            if r.is_ok() {
+                self.policy.untimed_done(out.pos - before);
+            }
+            return r;
+        }
+        let mut pull = self.policy.begin();
+        let ent = &mut self.ent;
+        let lits = &mut self.lits;
+        let r = pull.run(|entry| block::decode_compressed(ent, lits, src, out, block_max, entry));
+        let produced = r.as_ref().ok().map(|_| out.pos - before);
+        self.policy.finish(&pull, produced);
+        r
+    }
+}

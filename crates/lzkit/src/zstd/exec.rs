@@ -1,0 +1,224 @@
+//! The sequence loop: decodes each sequence from the FSE bitstream and
+//! executes it at once (no sequence buffer), instantiated per copy
+//! [`Kernel`] (the zstd [`super::Variant`]s).
+//!
+//! Each sequence takes the fast path when the output has room for its
+//! literals, its match and the kernel's overrun: wild copies of literals
+//! (the literal buffer is padded) and kernel match copies, short offsets
+//! filled from a pattern register. Otherwise (near the end of the output,
+//! matches reaching into a dictionary, the first bytes of a frame) it
+//! takes the careful path: exact copies, bounds checked.
+
+use super::bits::BackReader;
+use super::block::{SEQ_CELLS, SeqTable};
+use crate::error::ZstdFault;
+use crate::kernels::Kernel;
+use crate::kernels::exact::copy_match_exact;
+
+/// A sequence loop entry point.
+pub(crate) type ExecFn = fn(&mut Seqs<'_>, &mut Out<'_>) -> Result<(), ZstdFault>;
+
+/// The sequences of one block and what they need.
+pub(crate) struct Seqs<'a> {
+    /// The sequences bitstream (to the end of the block).
+    pub(crate) stream: &'a [u8],
+    /// Number of sequences (at least 1).
+    pub(crate) count: usize,
+    pub(crate) ll: &'a SeqTable,
+    pub(crate) of: &'a SeqTable,
+    pub(crate) ml: &'a SeqTable,
+    /// The literals, followed by padding ([`super::block::LIT_PAD`] bytes).
+    pub(crate) lits: &'a [u8],
+    /// Number of literals.
+    pub(crate) lit_len: usize,
+    /// Repeat offsets, updated by the loop.
+    pub(crate) rep: [usize; 3],
+}
+
+/// Where a block's output goes: `buf[pos..end]`, with `buf[base..pos]` and
+/// then `dict` (its end) as history.
+pub(crate) struct Out<'a> {
+    pub(crate) buf: &'a mut [u8],
+    /// Start of the frame's output in `buf` (matches never reach before
+    /// it, except into `dict`).
+    pub(crate) base: usize,
+    /// Next byte to write.
+    pub(crate) pos: usize,
+    /// Limit of this block's output (`<= buf.len()`).
+    pub(crate) end: usize,
+    /// History before `base` (a dictionary's content; empty if none).
+    pub(crate) dict: &'a [u8],
+}
+
+impl Out<'_> {
+    /// The fault for output that would pass `end`.
+    #[cold]
+    pub(crate) fn too_small(&self) -> ZstdFault {
+        if self.end == self.buf.len() {
+            ZstdFault::OutputTooSmall {
+                capacity: self.buf.len(),
+            }
+        } else {
+            ZstdFault::Malformed("block decodes to more than the block maximum")
+        }
+    }
+}
+
+#[cold]
+fn malformed(what: &'static str) -> ZstdFault {
+    ZstdFault::Malformed(what)
+}
+
+/// The loop of kernel `K` (inlined into each variant's entry point).
+#[inline(always)]
+pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), ZstdFault> {
+    let mut br = BackReader::new(s.stream)
+        .ok_or_else(|| malformed("sequences bitstream has no end marker"))?;
+    let ll_t = &s.ll.cells;
+    let of_t = &s.of.cells;
+    let ml_t = &s.ml.cells;
+    const MASK: usize = SEQ_CELLS - 1;
+    let mut ll_state = br.read(s.ll.log) as usize;
+    br.reload();
+    let mut of_state = br.read(s.of.log) as usize;
+    br.reload();
+    let mut ml_state = br.read(s.ml.log) as usize;
+    br.reload();
+    let [mut r0, mut r1, mut r2] = s.rep;
+    let lit_len = s.lit_len;
+    let lits = s.lits;
+    // Wild literal copies read up to K::OVERRUN past a run; the literal
+    // buffer's padding covers it.
+    debug_assert!(lits.len() >= lit_len + K::OVERRUN.min(64));
+    let base = o.base;
+    let end = o.end;
+    let mut op = o.pos;
+    let mut lit = 0usize;
+    let mut bp = o.buf.as_mut_ptr();
+    let buf_len = o.buf.len();
+    let fast_end = buf_len.saturating_sub(K::OVERRUN);
+    for i in 0..s.count {
+        let llc = ll_t[ll_state & MASK];
+        let ofc = of_t[of_state & MASK];
+        let mlc = ml_t[ml_state & MASK];
+        let of_value = ofc.base as usize + br.read(ofc.add_bits as u32) as usize;
+        let ml = mlc.base as usize + br.read(mlc.add_bits as u32) as usize;
+        if ofc.add_bits as u32 + mlc.add_bits as u32 + llc.add_bits as u32 > 30 {
+            br.reload();
+        }
+        let ll = llc.base as usize + br.read(llc.add_bits as u32) as usize;
+        let offset = if of_value > 3 {
+            r2 = r1;
+            r1 = r0;
+            r0 = of_value - 3;
+            r0
+        } else {
+            match of_value - 1 + (ll == 0) as usize {
+                0 => r0,
+                1 => {
+                    std::mem::swap(&mut r0, &mut r1);
+                    r0
+                }
+                2 => {
+                    let t = r2;
+                    r2 = r1;
+                    r1 = r0;
+                    r0 = t;
+                    t
+                }
+                _ => {
+                    let t = r0.wrapping_sub(1);
+                    r2 = r1;
+                    r1 = r0;
+                    r0 = t;
+                    t
+                }
+            }
+        };
+        if i + 1 < s.count {
+            ll_state = llc.next as usize + br.read(llc.nb_bits as u32) as usize;
+            ml_state = mlc.next as usize + br.read(mlc.nb_bits as u32) as usize;
+            of_state = ofc.next as usize + br.read(ofc.nb_bits as u32) as usize;
+            br.reload();
+        }
+        // Execute.
+        if ll > lit_len - lit {
+            return Err(malformed("literal length runs past the block's literals"));
+        }
+        let total = ll + ml;
+        if total > end - op {
+            return Err(o.too_small());
+        }
+        let match_at = op + ll;
+        if op + total <= fast_end && offset <= match_at - base && match_at >= K::HISTORY.max(offset)
+        {
+            // SAFETY: the literal source `lit .. lit + ll + OVERRUN` is
+            // inside `lits` (ll <= lit_len - lit, padding >= OVERRUN); the
+            // destination `op .. op + total + OVERRUN` is inside `buf`
+            // (op + total <= fast_end); the match source starts at
+            // match_at - offset >= base and the kernel's pattern window
+            // match_at - max(offset, HISTORY) >= 0, all initialised bytes
+            // of `buf` (the whole slice is initialised).
+            unsafe {
+                K::copy_literals(bp.add(op), lits.as_ptr().add(lit), ll);
+                K::copy_match(bp.add(match_at), offset, ml);
+            }
+            op += total;
+            lit += ll;
+            continue;
+        }
+        // Careful path: exact copies.
+        o.buf[op..match_at].copy_from_slice(&lits[lit..lit + ll]);
+        lit += ll;
+        op = careful_match(o, match_at, offset, ml)?;
+        bp = o.buf.as_mut_ptr();
+    }
+    if !br.finished() {
+        return Err(malformed(
+            "sequences bitstream does not end where its sequences do",
+        ));
+    }
+    s.rep = [r0, r1, r2];
+    // Last literals.
+    let rest = lit_len - lit;
+    if rest > end - op {
+        return Err(o.too_small());
+    }
+    o.buf[op..op + rest].copy_from_slice(&lits[lit..lit_len]);
+    o.pos = op + rest;
+    Ok(())
+}
+
+/// Copy a match of `len` bytes at `at` from `offset` back with exact
+/// bounds, from the dictionary where it reaches before the frame's output;
+/// returns the end. The caller checked `at + len <= o.end`.
+#[inline(never)]
+fn careful_match(
+    o: &mut Out<'_>,
+    at: usize,
+    offset: usize,
+    len: usize,
+) -> Result<usize, ZstdFault> {
+    let history = at - o.base;
+    if offset == 0 || offset == usize::MAX {
+        return Err(malformed("match offset 0"));
+    }
+    if offset <= history {
+        return Ok(copy_match_exact(o.buf, at, offset, len));
+    }
+    let back = offset - history;
+    if back > o.dict.len() {
+        return Err(ZstdFault::OffsetBeforeStart {
+            offset,
+            available: history + o.dict.len(),
+        });
+    }
+    let from = o.dict.len() - back;
+    let n = back.min(len);
+    o.buf[at..at + n].copy_from_slice(&o.dict[from..from + n]);
+    if n == len {
+        return Ok(at + len);
+    }
+    // The rest starts at the frame's first byte, `offset` back.
+    Ok(copy_match_exact(o.buf, at + n, offset, len - n))
+}

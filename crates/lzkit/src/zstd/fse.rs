@@ -1,0 +1,187 @@
+//! FSE (tANS) tables: reading a table description (RFC 8878 section
+//! 4.1.1) and building the decoding table from normalized counts.
+
+use super::bits::ForwardReader;
+
+/// The most symbols any FSE table of the format has (match lengths: 53).
+pub(crate) const MAX_SYMBOLS: usize = 53;
+
+/// Normalized counts of one table: `-1` is a "less than one" probability.
+pub(crate) struct Counts {
+    pub(crate) counts: [i16; MAX_SYMBOLS],
+    /// Symbols described (the last nonzero count's symbol + 1).
+    pub(crate) symbols: usize,
+    pub(crate) accuracy_log: u32,
+}
+
+/// Read a table description from the start of `src`: its counts and the
+/// bytes it used. `None` if malformed: accuracy log above `max_log`, a
+/// symbol above `max_symbol`, counts that do not add up, or a description
+/// longer than `src`.
+pub(crate) fn read_counts(src: &[u8], max_log: u32, max_symbol: usize) -> Option<(Counts, usize)> {
+    let mut r = ForwardReader::new(src);
+    let accuracy_log = r.peek(4) + 5;
+    r.skip(4);
+    if accuracy_log > max_log {
+        return None;
+    }
+    let mut counts = [0i16; MAX_SYMBOLS];
+    let mut remaining: i32 = (1 << accuracy_log) + 1;
+    let mut threshold: i32 = 1 << accuracy_log;
+    let mut nb_bits = accuracy_log + 1;
+    let mut symbol = 0usize;
+    let mut previous_zero = false;
+    while remaining > 1 {
+        if previous_zero {
+            // Repeat flags: 2 bits each, 3 meaning "3 more, and go on".
+            loop {
+                let flag = r.peek(2);
+                r.skip(2);
+                symbol += flag as usize;
+                if flag != 3 {
+                    break;
+                }
+                if symbol > max_symbol {
+                    return None;
+                }
+            }
+            if symbol > max_symbol {
+                return None;
+            }
+            if r.bytes_used() > src.len() {
+                return None;
+            }
+        }
+        if symbol > max_symbol {
+            return None;
+        }
+        let max = 2 * threshold - 1 - remaining;
+        let bits = r.peek(nb_bits) as i32;
+        let mut count = if (bits & (threshold - 1)) < max {
+            r.skip(nb_bits - 1);
+            bits & (threshold - 1)
+        } else {
+            r.skip(nb_bits);
+            let c = bits & (2 * threshold - 1);
+            if c >= threshold { c - max } else { c }
+        };
+        count -= 1;
+        remaining -= count.abs();
+        counts[symbol] = count as i16;
+        symbol += 1;
+        previous_zero = count == 0;
+        if remaining < 1 {
+            return None;
+        }
+        while remaining < threshold {
+            nb_bits -= 1;
+            threshold >>= 1;
+        }
+    }
+    if remaining != 1 {
+        return None;
+    }
+    let used = r.bytes_used();
+    if used > src.len() {
+        return None;
+    }
+    Some((
+        Counts {
+            counts,
+            symbols: symbol,
+            accuracy_log,
+        },
+        used,
+    ))
+}
+
+/// Spread the symbols of `counts` over a table of `1 << accuracy_log`
+/// cells, as the format prescribes: `fill(cell, symbol, nb_bits,
+/// next_state_base)` is called once per cell. `None` if the counts do not
+/// fill the table exactly.
+pub(crate) fn build(counts: &Counts, mut fill: impl FnMut(usize, u8, u8, u16)) -> Option<()> {
+    let log = counts.accuracy_log;
+    let size = 1usize << log;
+    let mut symbols = [0u8; 1 << 9];
+    let mut next = [0u16; MAX_SYMBOLS];
+    let mut high = size - 1;
+    let cs = &counts.counts[..counts.symbols];
+    for (s, &c) in cs.iter().enumerate() {
+        if c == -1 {
+            symbols[high] = s as u8;
+            high = high.wrapping_sub(1);
+            next[s] = 1;
+        } else {
+            next[s] = c.max(0) as u16;
+        }
+    }
+    let step = (size >> 1) + (size >> 3) + 3;
+    let mask = size - 1;
+    let mut position = 0usize;
+    for (s, &c) in cs.iter().enumerate() {
+        for _ in 0..c.max(0) {
+            symbols[position] = s as u8;
+            loop {
+                position = (position + step) & mask;
+                if position <= high || high >= size {
+                    // `high >= size`: wrapped below 0 (every cell is a
+                    // "less than one" symbol); never reached for valid counts.
+                    break;
+                }
+            }
+        }
+    }
+    if position != 0 {
+        return None;
+    }
+    for (cell, &s) in symbols[..size].iter().enumerate() {
+        let state = next[s as usize];
+        next[s as usize] += 1;
+        if state == 0 {
+            return None;
+        }
+        // state < 2 * size, so highbit(state) <= log.
+        let nb_bits = log.saturating_sub(highbit(state as u32));
+        let base = ((state as u32) << nb_bits).wrapping_sub(size as u32) as u16;
+        fill(cell, s, nb_bits as u8, base);
+    }
+    Some(())
+}
+
+/// `floor(log2(x))` for `x >= 1`.
+#[inline]
+pub(crate) fn highbit(x: u32) -> u32 {
+    31 - x.leading_zeros()
+}
+
+/// One cell of a plain FSE table (Huffman weights).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cell {
+    pub(crate) symbol: u8,
+    pub(crate) nb_bits: u8,
+    pub(crate) base: u16,
+}
+
+/// A plain FSE decoding table of at most `1 << 6` cells (Huffman weights).
+pub(crate) struct SmallTable {
+    pub(crate) cells: [Cell; 64],
+    pub(crate) log: u32,
+}
+
+impl SmallTable {
+    /// The table of `counts` (accuracy log at most 6).
+    pub(crate) fn new(counts: &Counts) -> Option<SmallTable> {
+        let mut t = SmallTable {
+            cells: [Cell::default(); 64],
+            log: counts.accuracy_log,
+        };
+        build(counts, |i, symbol, nb_bits, base| {
+            t.cells[i & 63] = Cell {
+                symbol,
+                nb_bits,
+                base,
+            }
+        })?;
+        Some(t)
+    }
+}

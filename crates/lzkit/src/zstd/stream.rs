@@ -1,0 +1,385 @@
+//! [`FrameDecoder`]: streaming decoding through [`std::io::Read`], with a
+//! window that grows with the output up to the frame's window size.
+
+use super::decoder::Decoder;
+use super::dict::Dictionary;
+use super::exec::Out;
+use super::frame::{self, HEADER_MAX, Header, Start};
+use crate::error::{Error, Fault, Result, ZstdFault};
+use crate::mem;
+use std::io::{self, Read};
+use xxhash_rust::xxh64::Xxh64;
+
+/// Bytes kept past a block's room for the wild copies of the sequence loop.
+const SLACK: usize = 64;
+
+/// Where the decoder is in the input.
+enum Stage {
+    /// Between frames: the next thing is a frame (or the end).
+    Frames,
+    /// Inside a frame, before its next block.
+    Blocks(FrameState),
+    /// Skipping the rest of a skippable frame.
+    Skip(u64),
+    /// The input ended (or an error was returned; it is returned again).
+    Done,
+}
+
+struct FrameState {
+    header: Header,
+    dict: Option<Dictionary>,
+    /// Whether matches may still reach the dictionary (no output dropped yet).
+    dict_reachable: bool,
+    hasher: Option<Xxh64>,
+    block: u64,
+    produced: u64,
+}
+
+/// A streaming zstd decoder: reads compressed data from `R` and yields
+/// the decoded bytes of every frame (skippable frames skipped).
+///
+/// Memory: the window, as the frame header sets it, up to the decoder's
+/// [`super::DecodeOptions::window_log_max`] (128 MiB by default; a frame
+/// that needs more is refused before anything is allocated), grown only
+/// as output is produced.
+///
+/// ```
+/// use std::io::Read;
+/// # let frame = [0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65,
+/// #     0x6c, 0x6c, 0x6f, 0x20, 0x0a, 0x01, 0x00, 0x31, 0x4a, 0x11, 0xa3, 0xaa, 0x74, 0xce];
+/// let mut text = String::new();
+/// lzkit::zstd::FrameDecoder::new(&frame[..]).read_to_string(&mut text)?;
+/// assert_eq!(text, "hello hello hello\n");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct FrameDecoder<R: Read> {
+    reader: R,
+    decoder: Decoder,
+    stage: Stage,
+    /// Input read ahead, `input[in_pos..]` not yet used.
+    input: Vec<u8>,
+    in_pos: usize,
+    /// Absolute position of `input[0]` in the stream.
+    in_at: u64,
+    /// Window and output: `win[emitted..pos]` not yet returned.
+    win: Vec<u8>,
+    base: usize,
+    pos: usize,
+    emitted: usize,
+    frames: u64,
+    frame_at: u64,
+    error: Option<String>,
+}
+
+impl<R: Read> std::fmt::Debug for FrameDecoder<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameDecoder")
+            .field("frames", &self.frames)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Read> FrameDecoder<R> {
+    /// A streaming decoder with a new adaptive [`Decoder`].
+    pub fn new(reader: R) -> Self {
+        FrameDecoder::with_decoder(reader, Decoder::new())
+    }
+
+    /// A streaming decoder using `decoder` (its options, dictionaries and
+    /// variant choice).
+    pub fn with_decoder(reader: R, decoder: Decoder) -> Self {
+        FrameDecoder {
+            reader,
+            decoder,
+            stage: Stage::Frames,
+            input: Vec::new(),
+            in_pos: 0,
+            in_at: 0,
+            win: Vec::new(),
+            base: 0,
+            pos: 0,
+            emitted: 0,
+            frames: 0,
+            frame_at: 0,
+            error: None,
+        }
+    }
+
+    /// The reader.
+    pub fn get_ref(&self) -> &R {
+        &self.reader
+    }
+
+    /// The reader, mutably (reading from it loses data).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+
+    /// The reader back (input read ahead is lost).
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+
+    /// The decoder (its statistics, its last variant).
+    pub fn decoder(&self) -> &Decoder {
+        &self.decoder
+    }
+
+    /// Make `input[in_pos..]` hold at least `n` bytes; false at the end of
+    /// the input with fewer.
+    fn fill(&mut self, n: usize) -> io::Result<bool> {
+        if self.input.len() - self.in_pos >= n {
+            return Ok(true);
+        }
+        if self.in_pos > 0 {
+            self.input.drain(..self.in_pos);
+            self.in_at += self.in_pos as u64;
+            self.in_pos = 0;
+        }
+        let mut chunk = [0u8; 1 << 15];
+        while self.input.len() < n {
+            let want = (n - self.input.len()).max(chunk.len()).min(chunk.len());
+            match self.reader.read(&mut chunk[..want]) {
+                Ok(0) => return Ok(false),
+                Ok(k) => self.input.extend_from_slice(&chunk[..k]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
+    }
+
+    fn at(&self) -> u64 {
+        self.in_at + self.in_pos as u64
+    }
+
+    fn truncated(&self, what: &'static str) -> Error {
+        Error::Truncated {
+            at: self.in_at + self.input.len() as u64,
+            what,
+        }
+    }
+
+    /// Advance by one step (a frame header, a block, a skip); false at the
+    /// end of the input.
+    fn step(&mut self) -> Result<bool> {
+        match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Done => Ok(false),
+            Stage::Skip(left) => {
+                let have = (self.input.len() - self.in_pos) as u64;
+                if have >= left {
+                    self.in_pos += left as usize;
+                    self.stage = Stage::Frames;
+                    return Ok(true);
+                }
+                self.in_pos = self.input.len();
+                if !self.fill(1)? {
+                    return Err(self.truncated("skippable frame"));
+                }
+                self.stage = Stage::Skip(left - have);
+                Ok(true)
+            }
+            Stage::Frames => {
+                if !self.fill(1)? {
+                    return Ok(false);
+                }
+                self.frame_at = self.at();
+                self.frames += 1;
+                self.fill(5)?;
+                let len = frame::header_len(&self.input[self.in_pos..]).min(HEADER_MAX);
+                self.fill(len)?;
+                let avail = &self.input[self.in_pos..self.input.len().min(self.in_pos + len)];
+                match frame::parse(avail, self.frame_at)? {
+                    Start::Skippable(total) => {
+                        self.in_pos += 8;
+                        self.stage = Stage::Skip(total - 8);
+                    }
+                    Start::Frame(h) => {
+                        self.in_pos += h.len;
+                        self.start(h)?;
+                    }
+                }
+                Ok(true)
+            }
+            Stage::Blocks(state) => self.block(state),
+        }
+    }
+
+    /// Set up a frame with header `h`.
+    fn start(&mut self, h: Header) -> Result<()> {
+        let limit = self.decoder.opts.window_limit();
+        if h.window > limit {
+            return Err(Error::ZstdFrame {
+                at: self.frame_at + 5,
+                fault: ZstdFault::WindowTooLarge {
+                    window: h.window,
+                    limit,
+                },
+            });
+        }
+        let dict = self.decoder.dictionary(h.dict_id)?;
+        self.decoder.start_frame(dict.as_ref());
+        // A new frame's matches never reach the previous frame's output
+        // (`base`); the buffer is reused as it is: its bytes past `pos`
+        // are never returned, only overwritten.
+        self.base = 0;
+        self.pos = 0;
+        self.emitted = 0;
+        let verify = h.checksum && self.decoder.opts.verifies_checksums();
+        self.stage = Stage::Blocks(FrameState {
+            header: h,
+            dict,
+            dict_reachable: true,
+            hasher: verify.then(|| Xxh64::new(0)),
+            block: 0,
+            produced: 0,
+        });
+        Ok(())
+    }
+
+    /// Decode the next block of the frame (or finish it).
+    fn block(&mut self, mut st: FrameState) -> Result<bool> {
+        let h = st.header;
+        let block_max = h.block_max();
+        let block_at = self.at();
+        if !self.fill(3)? {
+            return Err(self.truncated("block header"));
+        }
+        let b = &self.input[self.in_pos..self.in_pos + 3];
+        let bh = frame::block_header([b[0], b[1], b[2]], block_at, block_max)?;
+        if !self.fill(3 + bh.input_len())? {
+            return Err(self.truncated("block"));
+        }
+        self.in_pos += 3;
+        self.make_room(&mut st, block_max)?;
+        let data_start = self.in_pos;
+        let data = &self.input[data_start..data_start + bh.input_len()];
+        let start = self.pos;
+        match bh.kind {
+            0 => self.win[start..start + bh.size].copy_from_slice(data),
+            1 => self.win[start..start + bh.size].fill(data[0]),
+            _ => {
+                let dict: &[u8] = match (&st.dict, st.dict_reachable) {
+                    (Some(d), true) => d.content(),
+                    _ => &[],
+                };
+                let mut out = Out {
+                    buf: &mut self.win,
+                    base: self.base,
+                    pos: start,
+                    end: start,
+                    dict,
+                };
+                let r = self.decoder.run_block(data, &mut out, block_max);
+                let end = out.pos;
+                r.map_err(|(off, fault)| Error::Block {
+                    index: st.block,
+                    at: block_at,
+                    source: Box::new(Error::CorruptBlock {
+                        at: off,
+                        fault: Fault::Zstd(fault),
+                    }),
+                })?;
+                self.pos = end;
+            }
+        }
+        if bh.kind != 2 {
+            self.pos = start + bh.size;
+        }
+        self.in_pos += bh.input_len();
+        if let Some(hasher) = st.hasher.as_mut() {
+            hasher.update(&self.win[start..self.pos]);
+        }
+        st.produced += (self.pos - start) as u64;
+        st.block += 1;
+        if !bh.last {
+            self.stage = Stage::Blocks(st);
+            return Ok(true);
+        }
+        if let Some(expected) = h.content_size
+            && expected != st.produced
+        {
+            return Err(Error::ContentSize {
+                expected,
+                actual: st.produced,
+            });
+        }
+        if h.checksum {
+            let at = self.at();
+            if !self.fill(4)? {
+                return Err(self.truncated("content checksum"));
+            }
+            let c = &self.input[self.in_pos..self.in_pos + 4];
+            let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            self.in_pos += 4;
+            if let Some(hasher) = st.hasher {
+                let computed = hasher.digest() as u32;
+                if computed != stored {
+                    return Err(Error::ContentChecksum {
+                        at,
+                        stored,
+                        computed,
+                    });
+                }
+            }
+        }
+        self.stage = Stage::Frames;
+        Ok(true)
+    }
+
+    /// Make `win[pos..]` hold a block of `block_max` bytes and the slack,
+    /// sliding the window (keeping its last `window` bytes) when it would
+    /// grow past twice the window.
+    fn make_room(&mut self, st: &mut FrameState, block_max: usize) -> Result<()> {
+        let window = st.header.window.min(usize::MAX as u64 / 4) as usize;
+        let need = self.pos + block_max + SLACK;
+        let cap = 2 * window.max(block_max) + block_max + SLACK;
+        if need > cap && self.pos > window {
+            let keep = window;
+            let from = self.pos - keep;
+            self.win.copy_within(from..self.pos, 0);
+            if self.base > from {
+                self.base -= from;
+            } else {
+                self.base = 0;
+                st.dict_reachable = false;
+            }
+            self.pos = keep;
+            self.emitted = keep;
+        }
+        mem::grow_zeroed(&mut self.win, self.pos + block_max + SLACK)
+    }
+}
+
+impl<R: Read> Read for FrameDecoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.emitted < self.pos {
+                let n = buf.len().min(self.pos - self.emitted);
+                buf[..n].copy_from_slice(&self.win[self.emitted..self.emitted + n]);
+                self.emitted += n;
+                return Ok(n);
+            }
+            if let Some(e) = &self.error {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e.clone()));
+            }
+            match self.step() {
+                Ok(true) => {}
+                Ok(false) => return Ok(0),
+                Err(Error::Io(e)) => return Err(e),
+                Err(e) => {
+                    let e = Error::Frame {
+                        index: self.frames.saturating_sub(1),
+                        at: self.frame_at,
+                        source: Box::new(e),
+                    };
+                    self.error = Some(e.to_string());
+                    return Err(e.into_io());
+                }
+            }
+        }
+    }
+}
