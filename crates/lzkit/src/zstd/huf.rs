@@ -127,6 +127,26 @@ impl HufTable {
 
     /// Decode one stream filling `out` exactly.
     pub(crate) fn decode_1(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has(crate::cpu::Isa::Bmi2) {
+            // SAFETY: BMI2 was detected.
+            return unsafe { self.decode_1_bmi2(src, out) };
+        }
+        self.decode_1_body(src, out)
+    }
+
+    /// [`HufTable::decode_1`] with BMI2's shifts.
+    ///
+    /// # Safety
+    /// The CPU supports BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn decode_1_bmi2(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        self.decode_1_body(src, out)
+    }
+
+    #[inline(always)]
+    fn decode_1_body(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         let mut br = BackReader::new(src).ok_or("Huffman stream has no end marker")?;
         let bits = self.bits;
         let cells = &*self.cells;
@@ -149,6 +169,27 @@ impl HufTable {
 
     /// Decode four streams (with their 6-byte jump table) filling `out`.
     pub(crate) fn decode_4(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has(crate::cpu::Isa::Bmi2) {
+            // SAFETY: BMI2 was detected.
+            return unsafe { self.decode_4_bmi2(src, out) };
+        }
+        self.decode_4_body(src, out)
+    }
+
+    /// [`HufTable::decode_4`] with BMI2's shifts (the bit reader's
+    /// variable shifts need no `cl` register).
+    ///
+    /// # Safety
+    /// The CPU supports BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn decode_4_bmi2(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        self.decode_4_body(src, out)
+    }
+
+    #[inline(always)]
+    fn decode_4_body(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         if src.len() < 10 {
             return Err("4-stream Huffman literals shorter than 10 bytes");
         }
@@ -180,26 +221,25 @@ impl HufTable {
         let (o1, rest) = out.split_at_mut(seg);
         let (o2, rest) = rest.split_at_mut(seg);
         let (o3, o4) = rest.split_at_mut(seg);
-        // Interleaved: 4 symbols of each stream per round (48 bits at most
-        // per stream between reloads), while every stream can reload fully
-        // and the shortest segment (the last) has 4 symbols left.
-        let rounds = o4.len() / 4;
-        let mut done = 0;
-        while done < rounds && readers.iter().all(|r| r.far_from_start()) {
-            let i = done * 4;
-            for r in readers.iter_mut() {
-                r.reload();
-            }
-            for j in i..i + 4 {
-                o1[j] = decode_symbol(&mut readers[0], cells, bits);
-                o2[j] = decode_symbol(&mut readers[1], cells, bits);
-                o3[j] = decode_symbol(&mut readers[2], cells, bits);
-                o4[j] = decode_symbol(&mut readers[3], cells, bits);
-            }
-            done += 1;
-        }
+        let done = if bits <= 11 {
+            fast_4::<5>(
+                cells,
+                bits,
+                &mut readers,
+                [a, b, c, d],
+                [&mut *o1, &mut *o2, &mut *o3, &mut *o4],
+            )
+        } else {
+            fast_4::<4>(
+                cells,
+                bits,
+                &mut readers,
+                [a, b, c, d],
+                [&mut *o1, &mut *o2, &mut *o3, &mut *o4],
+            )
+        };
         for (r, o) in readers.iter_mut().zip([o1, o2, o3, o4]) {
-            for b in &mut o[done * 4..] {
+            for b in &mut o[done..] {
                 r.reload();
                 *b = decode_symbol(r, cells, bits);
             }
@@ -264,4 +304,105 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
         }
     }
     Ok(n)
+}
+
+/// The interleaved loop of the 4-stream decoder: `N` symbols of each
+/// stream per round (N * bits <= 57 after a refill), the four bit states
+/// in registers, while every stream can refill 8 whole bytes and the
+/// shortest output (the last) has room for a round. Returns the symbols
+/// decoded per stream; `readers` continue from there.
+#[inline(always)]
+fn fast_4<'a, const N: usize>(
+    cells: &[u16; TABLE_CELLS],
+    bits: u32,
+    readers: &mut [BackReader<'a>; 4],
+    streams: [&'a [u8]; 4],
+    outs: [&mut [u8]; 4],
+) -> usize {
+    debug_assert!(N as u32 * bits <= 57 && bits >= 1);
+    let rounds = outs[3].len() / N;
+    if rounds == 0 || streams.iter().any(|s| s.len() < 8) {
+        return 0;
+    }
+    let mut pos = [0usize; 4];
+    let mut container = [0u64; 4];
+    let mut consumed = [0u32; 4];
+    for k in 0..4 {
+        (pos[k], container[k], consumed[k]) = readers[k].parts();
+    }
+    let [mut p0, mut p1, mut p2, mut p3] = pos;
+    let [mut c0, mut c1, mut c2, mut c3] = container;
+    let [mut n0, mut n1, mut n2, mut n3] = consumed;
+    let ptrs = [
+        streams[0].as_ptr(),
+        streams[1].as_ptr(),
+        streams[2].as_ptr(),
+        streams[3].as_ptr(),
+    ];
+    let [o0, o1, o2, o3] = outs;
+    let (q0, q1, q2, q3) = (
+        o0.as_mut_ptr(),
+        o1.as_mut_ptr(),
+        o2.as_mut_ptr(),
+        o3.as_mut_ptr(),
+    );
+    let shift = 64 - bits;
+    let mut round = 0;
+    while round < rounds {
+        // Refill all four, or stop where one would pass its start.
+        let (r0, r1, r2, r3) = (
+            (n0 >> 3) as usize,
+            (n1 >> 3) as usize,
+            (n2 >> 3) as usize,
+            (n3 >> 3) as usize,
+        );
+        if p0 < r0 || p1 < r1 || p2 < r2 || p3 < r3 {
+            break;
+        }
+        p0 -= r0;
+        p1 -= r1;
+        p2 -= r2;
+        p3 -= r3;
+        n0 &= 7;
+        n1 &= 7;
+        n2 &= 7;
+        n3 &= 7;
+        // SAFETY: each pos only decreases from its initial value, at most
+        // len - 8 (every stream is at least 8 bytes), so 8 bytes at pos are
+        // inside its stream.
+        unsafe {
+            c0 = u64::from_le(ptrs[0].add(p0).cast::<u64>().read_unaligned());
+            c1 = u64::from_le(ptrs[1].add(p1).cast::<u64>().read_unaligned());
+            c2 = u64::from_le(ptrs[2].add(p2).cast::<u64>().read_unaligned());
+            c3 = u64::from_le(ptrs[3].add(p3).cast::<u64>().read_unaligned());
+        }
+        let at = round * N;
+        for i in 0..N {
+            let e0 = cells[((c0 << n0) >> shift) as usize & (TABLE_CELLS - 1)];
+            let e1 = cells[((c1 << n1) >> shift) as usize & (TABLE_CELLS - 1)];
+            let e2 = cells[((c2 << n2) >> shift) as usize & (TABLE_CELLS - 1)];
+            let e3 = cells[((c3 << n3) >> shift) as usize & (TABLE_CELLS - 1)];
+            n0 += (e0 >> 8) as u32;
+            n1 += (e1 >> 8) as u32;
+            n2 += (e2 >> 8) as u32;
+            n3 += (e3 >> 8) as u32;
+            // SAFETY: at + i < rounds * N <= outs[3].len(), and the other
+            // outputs are at least as long (the first three segments are
+            // equal, the last is the shortest).
+            unsafe {
+                *q0.add(at + i) = e0 as u8;
+                *q1.add(at + i) = e1 as u8;
+                *q2.add(at + i) = e2 as u8;
+                *q3.add(at + i) = e3 as u8;
+            }
+        }
+        round += 1;
+    }
+    for (k, (p, c, n)) in [(p0, c0, n0), (p1, c1, n1), (p2, c2, n2), (p3, c3, n3)]
+        .into_iter()
+        .enumerate()
+    {
+        readers[k] = BackReader::from_parts(streams[k], p, c, n);
+    }
+    round * N
 }
