@@ -183,9 +183,9 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             return Err(o.too_small());
         }
         let match_at = op + ll;
-        // `offset - 1 < match_at - floor`: 1 <= offset <= match_at - floor
-        // (wrapping: offset 0, and match_at < floor, fail).
-        if op + total <= fast_end && offset.wrapping_sub(1) < match_at.wrapping_sub(floor) {
+        // 1 <= offset <= match_at - floor, in one compare: offset 0 wraps
+        // to the largest value, and match_at < floor leaves no room.
+        if op + total <= fast_end && offset.wrapping_sub(1) < match_at.saturating_sub(floor) {
             // SAFETY: the literal source `lit .. lit + ll + OVERRUN` is
             // inside `lits` (ll <= lits_end - lit, padding >= OVERRUN); the
             // destination `op .. op + total + OVERRUN` is inside `buf`
