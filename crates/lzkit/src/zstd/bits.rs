@@ -73,6 +73,15 @@ impl<'a> BackReader<'a> {
         }
     }
 
+    /// Load the container from the window at the reader's position (for
+    /// [`BackReader::from_parts`] callers that kept no container).
+    #[inline]
+    pub(crate) fn refill_container(&mut self) {
+        if self.src.len() >= 8 {
+            self.container = read_u64(self.src, self.pos);
+        }
+    }
+
     /// Read `n <= 56` bits (the caller reloads often enough); 0 bits read 0.
     #[inline(always)]
     pub(crate) fn read(&mut self, n: u32) -> u64 {
