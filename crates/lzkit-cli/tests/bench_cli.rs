@@ -1,7 +1,7 @@
 //! Integration tests of `lzkit bench`: every output format carries the
 //! study's columns and rows, CSV and JSON parse, files and directories are
 //! read, and errors exit with a message; the other modes (`--compress`,
-//! `--frame`, `--threads`) have their rows and columns, and a corrupted
+//! `--frame`, `--threads`, `--codec zstd`) have their rows and columns, and a corrupted
 //! output (the `LZKIT_BENCH_FAULT` testing hook) stops each of them with
 //! its exit status. Settings are tiny (`-i 2`, a small built-in corpus,
 //! small files written here); no speed is ever asserted, only that speeds
@@ -517,6 +517,82 @@ fn threads_mode_compares_n_threads_with_one() {
 }
 
 #[test]
+fn zstd_codec_has_ref_adapt_and_every_variant_per_level() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 100_000);
+    let path = file.to_str().unwrap();
+    let args = ["--codec", "zstd", "-i", "1", "-L", "1,3", "-B", "256K"];
+    let json = Json::parse(&stdout_of(
+        &[&args[..], &["--format", "json", path]].concat(),
+    ))
+    .expect("valid JSON");
+    let settings = json.get("settings");
+    assert_eq!(settings.get("codec").str(), "zstd");
+    assert!(matches!(settings.get("verified"), Json::Bool(true)));
+    assert!(settings.get("reference").str().starts_with("libzstd 1."));
+    let variants: Vec<&str> = settings
+        .get("variants")
+        .arr()
+        .iter()
+        .map(Json::str)
+        .collect();
+    assert!(!variants.is_empty());
+    let files = json.get("files").arr();
+    assert_eq!(files.len(), 2, "a row per level");
+    for (row, level) in files.iter().zip([1.0, 3.0]) {
+        assert_eq!(row.get("file").str(), "a.bin");
+        assert_eq!(row.get("level").num(), level);
+        // 650 KB in 256 KiB frames.
+        assert_eq!(row.get("frames").num(), 3.0);
+        for key in ["ratio", "ref", "adapt", "adapt_boost", "max_boost"] {
+            positive(row, key);
+        }
+        for v in &variants {
+            positive(row, v);
+        }
+        assert!(variants.contains(&row.get("best").str()));
+    }
+
+    // Whole-file frames: the streaming decoders too; CSV has the columns.
+    let csv = stdout_of(&[
+        "--codec", "zstd", "--whole", "-i", "1", "-L", "3", "--format", "csv", path,
+    ]);
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for column in [
+        "file",
+        "level",
+        "ref",
+        "adapt",
+        "stream",
+        "ref_stream",
+        "stream_boost",
+    ] {
+        assert!(head.contains(&column), "{column} missing: {csv}");
+    }
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[0], row[1], row[3]), ("a.bin", "3", "1"), "{csv}");
+
+    // The default levels, in the text table.
+    let text = stdout_of(&["--codec", "zstd", "-i", "1", path]);
+    assert!(
+        text.contains("lzkit bench --codec zstd:") && text.contains("levels 1,3,19"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("a.bin")).count(),
+        3,
+        "{text}"
+    );
+
+    let args = ["--codec", "zstd", "-i", "1", "-L", "3", path];
+    fails_verification(&args, "ref level 3", 11);
+    fails_verification(&args, "adapt level 3", 11);
+    fails_verification(&args, &format!("{} level 3", variants[0]), 11);
+    fail(&["--codec", "zstd", "--frame"], "LZ4 only");
+    fail(&["--whole"], "--codec zstd");
+}
+
+#[test]
 fn modes_reject_options_of_other_modes() {
     fail(&["--compress", "--frame"], "one at a time");
     fail(&["--frame", "--cold"], "--cold");
@@ -545,6 +621,8 @@ fn help_lists_the_options() {
         "--levels",
         "--concat",
         "--reuse-state",
+        "--codec zstd",
+        "--whole",
         "docs/benchmarking.md",
     ] {
         assert!(out.contains(opt), "{opt} missing from help");

@@ -16,6 +16,9 @@ pub(crate) enum Isa {
     Avx512Vbmi,
     /// AArch64 NEON (part of the AArch64 baseline).
     Neon,
+    /// x86-64 BMI2 (three-operand shifts: `shlx`, `shrx`), for the bit
+    /// readers of entropy decoders.
+    Bmi2,
 }
 
 impl Isa {
@@ -54,6 +57,9 @@ fn detect() -> u32 {
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             bits |= Isa::Avx2.bit();
+        }
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            bits |= Isa::Bmi2.bit();
         }
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")

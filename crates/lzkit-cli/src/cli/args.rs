@@ -78,6 +78,9 @@ pub struct Options {
     pub progress: Option<bool>,
     /// `--no-crc`: write no checksums and verify none when decoding.
     pub verify_checksums: bool,
+    /// `--memory=SIZE`: the largest zstd window accepted when decoding, in
+    /// bytes (zstd's option); `None` means zstd's default, 128 MiB.
+    pub memory: Option<u64>,
     /// `-b#`, `-e#`, `-i#`: lz4's benchmark mode (entered by `-b` only).
     pub bench: Option<BenchRequest>,
     /// Decoding to stdout, input that is not LZ4 is copied through
@@ -128,6 +131,7 @@ impl Default for Options {
             exclude_compressed: false,
             progress: None,
             verify_checksums: true,
+            memory: None,
             bench: None,
             pass_through: false,
             block_arg: None,
@@ -139,8 +143,9 @@ impl Default for Options {
 /// The result of parsing: run, or print something and exit.
 #[derive(Debug)]
 pub enum Command {
-    /// Process files with these options.
-    Run(Options),
+    /// Process files with these options (boxed: they are large, the other
+    /// variants empty).
+    Run(Box<Options>),
     /// `-h`.
     Help,
     /// `-H` / `--help`: help with examples and details (as lz4).
@@ -201,15 +206,16 @@ where
             return Ok(cmd);
         }
     }
-    Ok(Command::Run(opts))
+    Ok(Command::Run(Box::new(opts)))
 }
 
 /// Long options that take a value (`--threads=N` or `--threads N`;
 /// `--fast` takes one only attached).
-const VALUED: &[&str] = &["fast", "threads", "output"];
+const VALUED: &[&str] = &["fast", "threads", "output", "memory"];
 
-/// One `--name[=value]` option; `--threads` and `--output` may take their
-/// value from the next argument (`--threads N`, `--output FILE`). Returns a command when it ends parsing.
+/// One `--name[=value]` option; `--threads`, `--output` and `--memory` may
+/// take their value from the next argument (`--threads N`, `--output FILE`).
+/// Returns a command when it ends parsing.
 fn parse_long<I>(long: &str, rest: &mut I, opts: &mut Options) -> Result<Option<Command>, String>
 where
     I: Iterator<Item = OsString>,
@@ -223,7 +229,7 @@ where
         return Err(format!("option --{name} takes no value"));
     }
     let value = match name {
-        "threads" | "output" if value.is_none() => {
+        "threads" | "output" | "memory" if value.is_none() => {
             rest.next().map(|v| v.to_string_lossy().into_owned())
         }
         _ => value,
@@ -276,6 +282,7 @@ where
             })?;
             opts.output = Some(OsString::from(v));
         }
+        "memory" => opts.memory = Some(parse_memory(value.unwrap_or(""))?),
         "no-crc" => {
             opts.content_checksum = false;
             opts.block_checksum = false;
@@ -451,6 +458,32 @@ fn read_number(digits: &[u8]) -> (u64, usize) {
     (n, used)
 }
 
+/// `--memory=SIZE`: digits with an optional suffix K, KB, KiB, M, MB, MiB,
+/// G, GB or GiB (any case; all binary, as zstd reads them).
+fn parse_memory(text: &str) -> Result<u64, String> {
+    let bad = || {
+        format!(
+            "invalid --memory value '{text}': use a size such as 256MiB or 2GB (K, M, G: binary)"
+        )
+    };
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, suffix) = text.split_at(split);
+    let shift = match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return Err(bad()),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(bad)
+}
+
 /// A thread count as given, clamped to [`MAX_THREADS`].
 fn threads_from_number(n: u64) -> usize {
     usize::try_from(n).map_or(MAX_THREADS, |n| n.min(MAX_THREADS))
@@ -485,7 +518,7 @@ mod tests {
 
     fn run(args: &[&str]) -> Options {
         match parse(args.iter().map(OsString::from), Options::default()) {
-            Ok(Command::Run(o)) => o,
+            Ok(Command::Run(o)) => *o,
             other => panic!("unexpected parse result {other:?}"),
         }
     }
@@ -559,6 +592,27 @@ mod tests {
         assert_eq!(o.dictionary, Some(PathBuf::from("d.bin")));
         assert_eq!(o.files, vec![OsString::from("x")]);
         assert!(parse(["-D"].map(OsString::from), Options::default()).is_err());
+    }
+
+    #[test]
+    fn memory_sizes() {
+        assert_eq!(run(&["x"]).memory, None);
+        assert_eq!(run(&["--memory=2GB"]).memory, Some(2 << 30));
+        assert_eq!(run(&["--memory=256MiB"]).memory, Some(256 << 20));
+        assert_eq!(run(&["--memory", "64k", "x"]).memory, Some(64 << 10));
+        assert_eq!(run(&["--memory=1000"]).memory, Some(1000));
+        for bad in [
+            "--memory",
+            "--memory=",
+            "--memory=2TB",
+            "--memory=x",
+            "--memory=-1",
+        ] {
+            assert!(
+                parse([bad].map(OsString::from), Options::default()).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

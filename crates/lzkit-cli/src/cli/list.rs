@@ -1,12 +1,15 @@
-//! `--list`: describe the frames of `.lz4` files without decoding them.
+//! `--list`: describe the frames of `.lz4` and zstd files without
+//! decoding them.
 //!
-//! The default view is one line per file, with lz4's column names and its
-//! `B<size code><I|D>` block notation (`B7I` = 4 MiB independent blocks).
+//! The default view is one line per file: for LZ4, with lz4's column names
+//! and its `B<size code><I|D>` block notation (`B7I` = 4 MiB independent
+//! blocks); for zstd, with `zstd -l`'s columns and the largest window.
 //! With `-v` every frame gets its own line with exact byte counts.
 
 use std::fmt::Write as _;
 
 use lzkit::lz4::frame::{BlockMode, BlockSize, FrameInfo, FrameKind};
+use lzkit::zstd;
 
 /// lz4's name for a frame kind.
 fn kind_name(kind: FrameKind) -> &'static str {
@@ -178,6 +181,128 @@ pub fn detailed(name: &str, frames: &[FrameInfo]) -> String {
     out
 }
 
+/// The decoded size of all data frames, if every one of them stores it.
+fn zstd_decoded(frames: &[zstd::FrameInfo]) -> Option<u64> {
+    frames
+        .iter()
+        .filter(|f| f.kind == zstd::FrameKind::Zstd)
+        .try_fold(0u64, |acc, f| f.content_size.map(|c| acc.saturating_add(c)))
+}
+
+/// Decoded size over compressed size, `zstd -l`'s convention (3 decimals).
+fn zstd_ratio(compressed: u64, decoded: Option<u64>) -> String {
+    match decoded {
+        Some(d) if compressed > 0 => format!("{:.3}", d as f64 / compressed as f64),
+        _ => "-".into(),
+    }
+}
+
+/// A zstd frame's check: `XXH64` (its content checksum) or `None`.
+fn zstd_check(f: &zstd::FrameInfo) -> &'static str {
+    match f.checksum {
+        Some(_) => "XXH64",
+        None => "None",
+    }
+}
+
+/// Header of the one-line-per-file view of zstd files (`zstd -l`'s
+/// columns, and the largest window: the memory decoding needs).
+pub fn zstd_summary_header() -> String {
+    format!(
+        "{:>6}  {:>5}  {:>12}  {:>12}  {:>7}  {:<5}  {:>10}  Filename",
+        "Frames", "Skips", "Compressed", "Uncompressed", "Ratio", "Check", "Window"
+    )
+}
+
+/// The line of one zstd file in the default view.
+pub fn zstd_summary_line(name: &str, frames: &[zstd::FrameInfo]) -> String {
+    let data = || frames.iter().filter(|f| f.kind == zstd::FrameKind::Zstd);
+    let skips = frames.len() - data().count();
+    let compressed: u64 = frames.iter().map(|f| f.compressed_size).sum();
+    let decoded = zstd_decoded(frames);
+    let window = data().map(|f| f.window_size).max();
+    format!(
+        "{:>6}  {:>5}  {:>12}  {:>12}  {:>7}  {:<5}  {:>10}  {name}",
+        frames.len() - skips,
+        skips,
+        human_size(compressed),
+        decoded.map_or_else(|| "-".into(), human_size),
+        zstd_ratio(compressed, decoded),
+        agreed(data().map(|f| zstd_check(f).to_string())),
+        window.map_or_else(|| "-".into(), human_size),
+    )
+}
+
+/// The per-frame table of one zstd file (`-v`).
+pub fn zstd_detailed(name: &str, frames: &[zstd::FrameInfo]) -> String {
+    let mut out = String::new();
+    let skips = frames
+        .iter()
+        .filter(|f| f.kind != zstd::FrameKind::Zstd)
+        .count();
+    let _ = writeln!(
+        out,
+        "{name}: {} zstd frame{}, {skips} skippable frame{}",
+        frames.len() - skips,
+        if frames.len() - skips == 1 { "" } else { "s" },
+        if skips == 1 { "" } else { "s" },
+    );
+    let _ = writeln!(
+        out,
+        "{:>6}  {:<20}  {:>12}  {:>12}  {:>10}  {:>8}  {:<14}  {:>14}  {:>14}  {:>7}",
+        "Frame",
+        "Type",
+        "Offset",
+        "Window",
+        "DictID",
+        "Blocks",
+        "Check",
+        "Compressed",
+        "Uncompressed",
+        "Ratio"
+    );
+    for (i, f) in frames.iter().enumerate() {
+        let (kind, window, dict, blocks, check) = if f.kind == zstd::FrameKind::Zstd {
+            (
+                if f.single_segment {
+                    "ZstdFrame (single)".to_string()
+                } else {
+                    "ZstdFrame".to_string()
+                },
+                f.window_size.to_string(),
+                match f.dict_id {
+                    0 => "-".to_string(),
+                    id => id.to_string(),
+                },
+                f.blocks.to_string(),
+                f.checksum
+                    .map_or_else(|| "None".to_string(), |c| format!("XXH64 {c:08x}")),
+            )
+        } else {
+            let kind = match f.kind {
+                zstd::FrameKind::Skippable { magic } => format!("Skippable {magic:#x}"),
+                other => format!("{other:?}"),
+            };
+            (kind, "-".into(), "-".into(), "-".into(), "-".into())
+        };
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<20}  {:>12}  {:>12}  {:>10}  {:>8}  {:<14}  {:>14}  {:>14}  {:>7}",
+            i + 1,
+            kind,
+            f.offset,
+            window,
+            dict,
+            blocks,
+            check,
+            f.compressed_size,
+            f.content_size.map_or_else(|| "-".into(), |c| c.to_string()),
+            zstd_ratio(f.compressed_size, f.content_size),
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +356,41 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("SkippableFrame"), "{text}");
+    }
+
+    /// The frames of a zstd stream: a frame with a checksum, a skippable
+    /// frame, a frame without (written by libzstd), as the library lists them.
+    fn zstd_frames() -> Vec<zstd::FrameInfo> {
+        let data: Vec<u8> = (0..50_000u32).flat_map(|i| (i / 9).to_le_bytes()).collect();
+        let mut checked = ::zstd::bulk::Compressor::new(3).unwrap();
+        checked.include_checksum(true).unwrap();
+        let mut bytes = checked.compress(&data).unwrap();
+        bytes.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
+        bytes.extend_from_slice(&4u32.to_le_bytes());
+        bytes.extend_from_slice(b"skip");
+        bytes.extend(::zstd::bulk::compress(&data, 1).unwrap());
+        zstd::list_frames(&bytes[..]).unwrap()
+    }
+
+    #[test]
+    fn zstd_summary_and_detail() {
+        let frames = zstd_frames();
+        assert_eq!(frames.len(), 3);
+        let line = zstd_summary_line("x.zst", &frames[..1]);
+        let ratio = 200_000.0 / frames[0].compressed_size as f64;
+        assert!(line.contains(&format!("{ratio:.3}")), "{line}");
+        assert!(line.contains("XXH64") && line.ends_with("x.zst"), "{line}");
+        let line = zstd_summary_line("x.zst", &frames);
+        assert!(
+            line.contains("Mixed") && line.trim_start().starts_with("2      1"),
+            "{line}"
+        );
+        let text = zstd_detailed("x.zst", &frames);
+        assert!(text.contains("2 zstd frames, 1 skippable frame"), "{text}");
+        assert!(
+            text.contains("XXH64 ") && text.contains("Skippable 0x184d2a50"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! * [`args`]: lz4-style argument parsing.
 //! * [`run`]: per-file compression, decompression, testing and listing.
 //! * [`output`]: destinations, with atomic file creation.
+//! * [`formats`]: LZ4 or zstd, by magic number.
 //! * [`list`]: the `--list` tables.
 //! * [`progress`], [`report`]: what goes to standard error.
 //!
@@ -11,6 +12,7 @@
 
 mod args;
 mod bench;
+mod formats;
 mod list;
 mod output;
 mod progress;
@@ -52,7 +54,7 @@ pub fn main() -> ExitCode {
         Ok(Command::Run(opts)) if opts.bench.as_ref().is_some_and(|b| b.active) => {
             bench::main(bench_arguments(&opts))
         }
-        Ok(Command::Run(opts)) => match run::run(opts) {
+        Ok(Command::Run(opts)) => match run::run(*opts) {
             run::Outcome::Success => ExitCode::SUCCESS,
             run::Outcome::Failure => ExitCode::FAILURE,
             run::Outcome::BrokenPipe => ExitCode::from(BROKEN_PIPE_STATUS),
@@ -122,7 +124,8 @@ fn bench_arguments(opts: &args::Options) -> Vec<OsString> {
 fn short_help() -> String {
     format!(
         "\
-{PROGRAM} {version}: LZ4 compression, compatible with the lz4 command
+{PROGRAM} {version}: LZ4 compression, compatible with the lz4 command;
+decompresses zstd too
 
 Usage: {PROGRAM} [OPTIONS] [INPUT [OUTPUT]]
        {PROGRAM} -m [OPTIONS] FILE...
@@ -132,14 +135,16 @@ Usage: {PROGRAM} [OPTIONS] [INPUT [OUTPUT]]
 With no INPUT, or when INPUT is - or stdin, read standard input (and write
 standard output). OUTPUT may be - or stdout (standard output) or null
 (discard). Without OUTPUT, FILE is compressed to FILE.lz4 and FILE.lz4 is
-decompressed to FILE. A file named bench is written ./bench or -- bench.
+decompressed to FILE (FILE.zst too). A file named bench is written ./bench
+or -- bench. Decoding tells LZ4 from zstd by the magic number, not the name.
 
 Operations:
   -z, --compress         compress (default; inputs all named *.lz4 are
                          decompressed, as lz4 does)
-  -d, --decompress       decompress (also --uncompress)
+  -d, --decompress       decompress LZ4 or zstd (also --uncompress)
   -t, --test             decode and check integrity, write nothing
-      --list             show the frames of .lz4 files (-v: one line per frame)
+      --list             show the frames of .lz4 and .zst files (-v: one line
+                         per frame)
 
 Input and output:
   -c, --stdout           write to standard output (also --to-stdout)
@@ -172,7 +177,10 @@ Compression:
       --content-size     store the original size (files only)
       --no-content-size  do not store it (default)
   -l                     legacy format (Linux kernel)
-  -D FILE                dictionary (compression and decompression)
+  -D FILE                dictionary (compression and decompression; for zstd
+                         frames, a zstd dictionary or raw content)
+      --memory=SIZE      largest zstd window to decode (default 128MiB; K, M,
+                         G suffixes, binary: --memory=2GB)
   -T#, --threads=#       worker threads (default: LZ4_NBWORKERS, else all
                          cores; also for -d/-t of independent-block frames)
 
@@ -200,8 +208,11 @@ Details:
   decompressing.
   A single file prints a summary line, as lz4 does (not with -q, nor when
   writing to stdout); -v prints it for every file.
-  -dcf copies input that does not start with an LZ4 magic number to stdout
-  unchanged (lz4cat, zcat -f); garbage after LZ4 frames is still an error.
+  -dcf copies input that does not start with an LZ4 or zstd magic number to
+  stdout unchanged (lz4cat, zcat -f); garbage after frames is still an error.
+  zstd input is decoded (-d, -t, -c, --list; compression is LZ4 only); a file
+  whose frames switch between LZ4 and zstd is an error. -d -r decompresses
+  the files ending in .lz4 or .zst.
   --content-size reads files up to 16 MiB before compressing them, so that
   files in /proc and /sys, which report wrong sizes, store their real size.
 

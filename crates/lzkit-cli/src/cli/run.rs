@@ -4,7 +4,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, Metadata};
 use std::io::{self, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use lzkit::lz4::Level;
 use lzkit::lz4::frame::{
@@ -13,6 +13,7 @@ use lzkit::lz4::frame::{
 };
 
 use super::args::{MAX_THREADS, Mode, Options};
+use super::formats::{self, Format};
 use super::list;
 use super::output::{self, BUFFER_SIZE, Existing, Placement, Sink, Target};
 use super::progress::{CountingReader, Progress, ProgressChoice};
@@ -22,6 +23,9 @@ use super::report::{Failure, PROGRAM, Reporter, eprint_text};
 const SUFFIX: &str = ".lz4";
 /// The same, as a file-name extension.
 const SUFFIX_EXT: &str = "lz4";
+/// Extension of zstd files, also stripped when decompressing (zstd input is
+/// told by its magic number, whatever its name).
+const ZSTD_EXT: &str = "zst";
 /// Only this much of the end of a dictionary file matters (the LZ4 window).
 const DICT_WINDOW: u64 = 64 * 1024;
 /// `--content-size`: regular files up to this size are read into memory
@@ -79,6 +83,11 @@ struct Job {
     /// One input and no `-m`: the summary line is shown at the default
     /// verbosity, as `lz4` shows it.
     single: bool,
+    /// `--memory` as a zstd window log.
+    window_log_max: u32,
+    /// The whole `-D` file, read when the first zstd input needs it (LZ4
+    /// reads only its last 64 KiB); an error is the message to report.
+    zstd_dictionary: OnceLock<Result<Arc<[u8]>, String>>,
 }
 
 /// What one successful operation did, for the summary line.
@@ -342,6 +351,12 @@ fn has_suffix(name: &OsStr) -> bool {
     Path::new(name).extension() == Some(OsStr::new(SUFFIX_EXT))
 }
 
+/// Whether a file name ends in `.lz4` or `.zst`: a name that decompressing
+/// strips.
+fn has_decoded_suffix(name: &OsStr) -> bool {
+    has_suffix(name) || Path::new(name).extension() == Some(OsStr::new(ZSTD_EXT))
+}
+
 /// Extensions of files that are already compressed (archives, media,
 /// office documents), which `--exclude-compressed` skips when compressing.
 const COMPRESSED_EXTENSIONS: &[&str] = &[
@@ -395,12 +410,14 @@ impl Job {
             .favor_dec_speed(opts.favor_dec_speed)
             .threads(threads);
         Ok(Job {
+            window_log_max: formats::window_log_max(opts.memory),
             opts,
             rep,
             frame,
             dictionary,
             threads,
             single,
+            zstd_dictionary: OnceLock::new(),
         })
     }
 
@@ -417,8 +434,10 @@ impl Job {
             Mode::Compress if self.opts.exclude_compressed && looks_compressed(path) => {
                 Some("already compressed (--exclude-compressed)")
             }
-            Mode::Decompress | Mode::Test if found.in_directory && !lz4 => {
-                Some("does not end in .lz4")
+            Mode::Decompress | Mode::Test
+                if found.in_directory && !has_decoded_suffix(path.as_os_str()) =>
+            {
+                Some("does not end in .lz4 or .zst")
             }
             _ => None,
         }
@@ -573,12 +592,12 @@ impl Job {
             out.push(SUFFIX);
             return Ok(Target::File(PathBuf::from(out)));
         }
-        if has_suffix(name) {
+        if has_decoded_suffix(name) {
             return Ok(Target::File(path.with_extension("")));
         }
         Err(Failure::new(
             input.name(),
-            "unknown suffix (expected .lz4), cannot choose an output name; use -c or give one",
+            "unknown suffix (expected .lz4 or .zst), cannot choose an output name; use -c or give one",
         ))
     }
 
@@ -771,9 +790,10 @@ impl Job {
         Ok((size, Box::new(io::Cursor::new(head).chain(reader))))
     }
 
-    /// Decode `reader` into `sink`. Returns the sink and the compressed
-    /// bytes read. With `-dcf`, input that is not LZ4 at all is copied
-    /// through unchanged (as `lz4 -dcf` and `zcat -f` do).
+    /// Decode `reader` into `sink`, LZ4 or zstd as its magic number says.
+    /// Returns the sink and the compressed bytes read. With `-dcf`, input
+    /// that is neither is copied through unchanged (as `lz4 -dcf` and
+    /// `zcat -f` do).
     fn decompress(
         &self,
         reader: Box<dyn Read>,
@@ -788,12 +808,8 @@ impl Job {
         let pass_through = mode == Mode::Decompress
             && self.opts.stdout
             && (self.opts.force || self.opts.pass_through);
-        let head = if pass_through {
-            read_head(&mut buffered).map_err(|e| Failure::io(in_name, &e))?
-        } else {
-            Vec::new()
-        };
-        if pass_through && !starts_with_lz4_magic(&head) {
+        let (format, head) = formats::sniff(&mut buffered).map_err(|e| Failure::io(in_name, &e))?;
+        if pass_through && format == Format::Other {
             sink.write_all(&head)
                 .map_err(|e| sink_failure(out_name, &e))?;
             copy_through(
@@ -806,13 +822,20 @@ impl Job {
             )?;
             return Ok((sink, count.get()));
         }
-        let mut decoder = FrameDecoder::with_options(
-            io::Cursor::new(head).chain(buffered),
-            &DecodeOptions::new()
-                .threads(self.threads)
-                .dictionary_opt(self.dictionary.clone())
-                .verify_checksums(self.opts.verify_checksums),
-        );
+        let input = io::Cursor::new(head).chain(buffered);
+        let mut decoder: Box<dyn Read> = match format {
+            Format::Zstd => Box::new(lzkit::zstd::FrameDecoder::with_decoder(
+                input,
+                self.zstd_decoder()?,
+            )),
+            Format::Lz4 | Format::Other => Box::new(FrameDecoder::with_options(
+                input,
+                &DecodeOptions::new()
+                    .threads(self.threads)
+                    .dictionary_opt(self.dictionary.clone())
+                    .verify_checksums(self.opts.verify_checksums),
+            )),
+        };
         let mut buf = vec![0u8; BUFFER_SIZE];
         loop {
             let n = match decoder.read(&mut buf) {
@@ -830,18 +853,55 @@ impl Job {
         Ok((sink, count.get()))
     }
 
+    /// A zstd decoder with `--memory`, `--no-crc` and the `-D` dictionary.
+    fn zstd_decoder(&self) -> Result<lzkit::zstd::Decoder, Failure> {
+        let options = lzkit::zstd::DecodeOptions::new()
+            .window_log_max(self.window_log_max)
+            .verify_checksums(self.opts.verify_checksums);
+        let decoder = lzkit::zstd::Decoder::with_options(options);
+        let Some(path) = &self.opts.dictionary else {
+            return Ok(decoder);
+        };
+        let name = path.display().to_string();
+        let bytes = self
+            .zstd_dictionary
+            .get_or_init(|| {
+                fs::read(path).map(Arc::from).map_err(|e| {
+                    format!("cannot read dictionary: {}", super::report::describe_io(&e))
+                })
+            })
+            .as_ref()
+            .map_err(|msg| Failure::new(&name, msg))?;
+        let dictionary = lzkit::zstd::Dictionary::new(bytes).map_err(|e| {
+            Failure::new(
+                &name,
+                format!(
+                    "not a zstd dictionary: {}",
+                    super::report::describe_lzkit(&e)
+                ),
+            )
+        })?;
+        Ok(decoder.with_dictionary(dictionary))
+    }
+
     /// A decoding error, with a hint when a dictionary is the likely cause:
     /// data that refers to bytes before its start was compressed with one,
     /// and a checksum that fails while one is given may be the wrong one.
+    /// Frames of both codecs in one file, and a zstd window above
+    /// `--memory`, get a message of their own.
     fn decode_failure(&self, in_name: &str, e: lzkit::Error) -> Failure {
-        let mut inner = &e;
-        while let lzkit::Error::Block { source, .. } = inner {
-            inner = source;
+        if let Some(msg) = formats::mixed_codecs(&e).or_else(|| formats::window_too_large(&e)) {
+            return Failure::new(in_name, msg);
         }
+        let inner = formats::innermost(&e);
         let before_start = matches!(
             inner,
             lzkit::Error::CorruptBlock {
-                fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetBeforeStart { .. }),
+                fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetBeforeStart { .. })
+                    | lzkit::Fault::Zstd(lzkit::ZstdFault::OffsetBeforeStart { .. }),
+                ..
+            } | lzkit::Error::ZstdFrame {
+                fault: lzkit::ZstdFault::OffsetBeforeStart { .. },
                 ..
             }
         );
@@ -849,8 +909,14 @@ impl Job {
             inner,
             lzkit::Error::ContentChecksum { .. } | lzkit::Error::BlockChecksum { .. }
         );
+        let needs_dictionary = matches!(inner, lzkit::Error::DictionaryRequired { .. });
         let mut f = Failure::lzkit(in_name, e);
         match (&self.opts.dictionary, before_start, checksum) {
+            (None, _, _) if needs_dictionary => f.message.push_str(" (give it with -D FILE)"),
+            (Some(d), _, _) if needs_dictionary => f.message.push_str(&format!(
+                " (the dictionary {} is another one)",
+                d.display()
+            )),
             (None, true, _) => f
                 .message
                 .push_str(" (the data refers to bytes before its start: was it compressed with a dictionary? give it with -D FILE)"),
@@ -905,41 +971,6 @@ fn sink_failure(out_name: &str, e: &io::Error) -> Failure {
     } else {
         Failure::io(out_name, e)
     }
-}
-
-/// The first 4 bytes of `input` (fewer at its end), read however the
-/// input delivers them (a pipe may hand out one byte at a time).
-fn read_head(input: &mut impl Read) -> io::Result<Vec<u8>> {
-    let mut head = vec![0u8; 4];
-    let mut got = 0;
-    while got < head.len() {
-        match input.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    head.truncate(got);
-    Ok(head)
-}
-
-/// Whether `head` (an input's first bytes) is an LZ4 magic number: frame,
-/// legacy frame or skippable frame. Empty input counts as LZ4 (an empty
-/// stream of frames decodes to nothing); shorter input is compared as far
-/// as it goes.
-fn starts_with_lz4_magic(head: &[u8]) -> bool {
-    if head.is_empty() {
-        return true;
-    }
-    let n = head.len().min(4);
-    let frame = 0x184D_2204u32.to_le_bytes();
-    let legacy = 0x184C_2102u32.to_le_bytes();
-    // Skippable frames: 0x184D2A50 to 0x184D2A5F.
-    let skippable = 0x184D_2A50u32.to_le_bytes();
-    head[..n] == frame[..n]
-        || head[..n] == legacy[..n]
-        || (head[0] & 0xF0 == skippable[0] && head[1..n] == skippable[1..n])
 }
 
 /// `-dcf` on input that is not LZ4: copy it to `sink` unchanged, read
@@ -1109,10 +1140,28 @@ fn same_file(_: &Metadata, _: &Metadata) -> bool {
     false
 }
 
-/// `--list`: one line per file (or a table per file with `-v`).
+/// The frames of one input, by codec.
+enum Listing {
+    Lz4(Vec<lzkit::lz4::frame::FrameInfo>),
+    Zstd(Vec<lzkit::zstd::FrameInfo>),
+}
+
+/// The frames of `reader`, LZ4 or zstd as its magic number says.
+fn list_frames_of(reader: impl Read) -> lzkit::Result<Listing> {
+    let mut buffered = BufReader::with_capacity(BUFFER_SIZE, reader);
+    let (format, head) = formats::sniff(&mut buffered)?;
+    let input = io::Cursor::new(head).chain(buffered);
+    Ok(match format {
+        Format::Zstd => Listing::Zstd(lzkit::zstd::list_frames(input)?),
+        Format::Lz4 | Format::Other => Listing::Lz4(list_frames(input)?),
+    })
+}
+
+/// `--list`: one line per file (or a table per file with `-v`); a header
+/// line before the first file of each codec.
 fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
     let mut ok = true;
-    let mut header_done = false;
+    let mut header_done: Option<Format> = None;
     let mut stdout = match output::stdout_writer() {
         Ok(w) => w,
         Err(f) => {
@@ -1123,37 +1172,55 @@ fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
     for arg in inputs {
         let input = Input::from_arg(arg);
         let name = input.name();
-        let frames = match &input {
+        let listing = match &input {
             Input::Stdin if io::stdin().is_terminal() => {
                 let f = Failure::new(&name, "refusing to read from a terminal");
                 rep.failure(&f);
                 ok = false;
                 continue;
             }
-            Input::Stdin => list_frames(BufReader::with_capacity(BUFFER_SIZE, io::stdin().lock())),
+            Input::Stdin => list_frames_of(io::stdin().lock()),
             Input::File(path) => match File::open(path) {
-                Ok(f) => list_frames(BufReader::with_capacity(BUFFER_SIZE, f)),
+                Ok(f) => list_frames_of(f),
                 Err(e) => Err(lzkit::Error::Io(e)),
             },
         };
-        let frames = match frames {
-            Ok(frames) => frames,
+        let listing = match listing {
+            Ok(listing) => listing,
             Err(e) => {
-                rep.failure(&Failure::lzkit(&name, e));
+                let f = match formats::mixed_codecs(&e) {
+                    Some(msg) => Failure::new(&name, msg),
+                    None => Failure::lzkit(&name, e),
+                };
+                rep.failure(&f);
                 ok = false;
                 continue;
             }
         };
         let mut text = String::new();
+        let (format, header, line, detailed) = match &listing {
+            Listing::Lz4(frames) => (
+                Format::Lz4,
+                list::summary_header(),
+                list::summary_line(&name, frames),
+                list::detailed(&name, frames),
+            ),
+            Listing::Zstd(frames) => (
+                Format::Zstd,
+                list::zstd_summary_header(),
+                list::zstd_summary_line(&name, frames),
+                list::zstd_detailed(&name, frames),
+            ),
+        };
         if rep.level >= 3 {
-            text.push_str(&list::detailed(&name, &frames));
+            text.push_str(&detailed);
         } else {
-            if !header_done {
-                text.push_str(&list::summary_header());
+            if header_done != Some(format) {
+                text.push_str(&header);
                 text.push('\n');
-                header_done = true;
+                header_done = Some(format);
             }
-            text.push_str(&list::summary_line(&name, &frames));
+            text.push_str(&line);
             text.push('\n');
         }
         if let Err(e) = stdout.write_all(text.as_bytes()) {

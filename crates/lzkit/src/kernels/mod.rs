@@ -70,6 +70,11 @@ pub(crate) trait Kernel {
     /// is initialised and in the same allocation.
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize);
 
+    /// Whether the kernel's instruction set has SSSE3's `pshufb` (x86-64
+    /// SIMD kernels): decode loops may then build short-offset patterns
+    /// from 8-byte loads of their own (see the zstd sequence loop).
+    const PSHUFB: bool = false;
+
     /// Smallest offset [`Kernel::copy_short_match`] handles.
     const SHORT_MATCH_MIN_OFFSET: usize = 8;
 

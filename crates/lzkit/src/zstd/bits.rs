@@ -54,6 +54,34 @@ impl<'a> BackReader<'a> {
         }
     }
 
+    /// The reader's state: (window index, container, bits consumed).
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> (usize, u64, u32) {
+        (self.pos, self.container, self.consumed)
+    }
+
+    /// A reader over `src` in the state `parts` gave (a loop that kept the
+    /// state in registers hands it back). `pos + 8 <= src.len()` unless
+    /// `pos == 0`, as [`BackReader::parts`] gives.
+    #[inline(always)]
+    pub(crate) fn from_parts(src: &'a [u8], pos: usize, container: u64, consumed: u32) -> Self {
+        BackReader {
+            src,
+            pos,
+            container,
+            consumed,
+        }
+    }
+
+    /// Load the container from the window at the reader's position (for
+    /// [`BackReader::from_parts`] callers that kept no container).
+    #[inline]
+    pub(crate) fn refill_container(&mut self) {
+        if self.src.len() >= 8 {
+            self.container = read_u64(self.src, self.pos);
+        }
+    }
+
     /// Read `n <= 56` bits (the caller reloads often enough); 0 bits read 0.
     #[inline(always)]
     pub(crate) fn read(&mut self, n: u32) -> u64 {
@@ -95,13 +123,6 @@ impl<'a> BackReader<'a> {
             self.consumed -= 8 * bytes as u32;
             self.container = read_u64(self.src, self.pos);
         }
-    }
-
-    /// Whether the container can be refilled without reaching the start:
-    /// the fast loops run while this holds.
-    #[inline(always)]
-    pub(crate) fn far_from_start(&self) -> bool {
-        self.pos >= 8
     }
 
     /// Whether more bits were consumed than the stream holds.

@@ -35,8 +35,15 @@ pub(crate) enum Start {
 }
 
 /// The length of the frame header starting with `src` (at least 5 bytes),
-/// so a reader knows how much to read before [`parse`].
+/// so a reader knows how much to read before [`parse`]: 8 for a
+/// skippable frame (its magic number and size).
 pub(crate) fn header_len(src: &[u8]) -> usize {
+    if let Some(m) = src.get(..4)
+        && is_skippable_magic(u32::from_le_bytes([m[0], m[1], m[2], m[3]]))
+    {
+        // Magic number and size.
+        return 8;
+    }
     let Some(&fhd) = src.get(4) else {
         return 5;
     };

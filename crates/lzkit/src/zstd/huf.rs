@@ -4,6 +4,11 @@
 use super::bits::BackReader;
 use super::fse::{self, MAX_SYMBOLS, SmallTable, highbit};
 
+/// Literal sections from this size on are decoded two symbols per table
+/// lookup where the codes allow (a table pass costs about as much as
+/// decoding 1-2 KiB of literals).
+const PAIRS_FROM: usize = 4 << 10;
+
 /// The longest code libzstd accepts (the format says 11; libzstd decodes
 /// 12, and so do we).
 const MAX_BITS: u32 = 12;
@@ -16,6 +21,11 @@ const TABLE_CELLS: usize = 1 << MAX_BITS;
 pub(crate) struct HufTable {
     cells: Box<[u16; TABLE_CELLS]>,
     bits: u32,
+    /// The double-symbol table, built from `cells` when first needed:
+    /// `s1 | s2 << 8 | bits << 16 | symbols << 24`, two symbols wherever
+    /// both codes fit in the `bits` bits that index it.
+    pairs: Option<Box<[u32; TABLE_CELLS]>>,
+    pairs_valid: bool,
 }
 
 impl std::fmt::Debug for HufTable {
@@ -31,6 +41,8 @@ impl Default for HufTable {
         HufTable {
             cells: Box::new([0; TABLE_CELLS]),
             bits: 0,
+            pairs: None,
+            pairs_valid: false,
         }
     }
 }
@@ -122,11 +134,54 @@ impl HufTable {
         }
         put(count, last as u8);
         self.bits = bits;
+        self.pairs_valid = false;
         Ok(())
+    }
+
+    /// Build the double-symbol table from the single-symbol one: at each
+    /// index, the first code's symbol and, where the next code also fits
+    /// in the index's remaining bits, the second's.
+    fn build_pairs(&mut self) {
+        let bits = self.bits;
+        let mask = (1usize << bits) - 1;
+        let cells = &*self.cells;
+        let pairs = self.pairs.get_or_insert_with(|| Box::new([0; TABLE_CELLS]));
+        for (i, pair) in pairs[..=mask].iter_mut().enumerate() {
+            let c1 = cells[i] as u32;
+            let l1 = c1 >> 8;
+            let c2 = cells[(i << l1) & mask] as u32;
+            let l2 = c2 >> 8;
+            *pair = if l1 + l2 <= bits {
+                (c1 & 0xff) | (c2 & 0xff) << 8 | (l1 + l2) << 16 | 2 << 24
+            } else {
+                (c1 & 0xff) | l1 << 16 | 1 << 24
+            };
+        }
+        self.pairs_valid = true;
     }
 
     /// Decode one stream filling `out` exactly.
     pub(crate) fn decode_1(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has(crate::cpu::Isa::Bmi2) {
+            // SAFETY: BMI2 was detected.
+            return unsafe { self.decode_1_bmi2(src, out) };
+        }
+        self.decode_1_body(src, out)
+    }
+
+    /// [`HufTable::decode_1`] with BMI2's shifts.
+    ///
+    /// # Safety
+    /// The CPU supports BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn decode_1_bmi2(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        self.decode_1_body(src, out)
+    }
+
+    #[inline(always)]
+    fn decode_1_body(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         let mut br = BackReader::new(src).ok_or("Huffman stream has no end marker")?;
         let bits = self.bits;
         let cells = &*self.cells;
@@ -148,7 +203,32 @@ impl HufTable {
     }
 
     /// Decode four streams (with their 6-byte jump table) filling `out`.
-    pub(crate) fn decode_4(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+    pub(crate) fn decode_4(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        // Pairs pay for their table (one pass over it) on larger sections.
+        if out.len() >= PAIRS_FROM && !self.pairs_valid {
+            self.build_pairs();
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has(crate::cpu::Isa::Bmi2) {
+            // SAFETY: BMI2 was detected.
+            return unsafe { self.decode_4_bmi2(src, out) };
+        }
+        self.decode_4_body(src, out)
+    }
+
+    /// [`HufTable::decode_4`] with BMI2's shifts (the bit reader's
+    /// variable shifts need no `cl` register).
+    ///
+    /// # Safety
+    /// The CPU supports BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn decode_4_bmi2(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+        self.decode_4_body(src, out)
+    }
+
+    #[inline(always)]
+    fn decode_4_body(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         if src.len() < 10 {
             return Err("4-stream Huffman literals shorter than 10 bytes");
         }
@@ -165,6 +245,7 @@ impl HufTable {
         let (a, rest) = data.split_at(s1);
         let (b, rest) = rest.split_at(s2);
         let (c, d) = rest.split_at(s3);
+        let out_len = out.len();
         let seg = out.len().div_ceil(4);
         if 3 * seg > out.len() {
             return Err("4-stream Huffman literals too short to split");
@@ -180,26 +261,18 @@ impl HufTable {
         let (o1, rest) = out.split_at_mut(seg);
         let (o2, rest) = rest.split_at_mut(seg);
         let (o3, o4) = rest.split_at_mut(seg);
-        // Interleaved: 4 symbols of each stream per round (48 bits at most
-        // per stream between reloads), while every stream can reload fully
-        // and the shortest segment (the last) has 4 symbols left.
-        let rounds = o4.len() / 4;
-        let mut done = 0;
-        while done < rounds && readers.iter().all(|r| r.far_from_start()) {
-            let i = done * 4;
-            for r in readers.iter_mut() {
-                r.reload();
+        let outs = [&mut *o1, &mut *o2, &mut *o3, &mut *o4];
+        let streams = [a, b, c, d];
+        let done = match (&self.pairs, self.pairs_valid && out_len >= PAIRS_FROM) {
+            (Some(pairs), true) if bits <= 11 => {
+                fast_4_pairs::<5>(pairs, bits, &mut readers, streams, outs)
             }
-            for j in i..i + 4 {
-                o1[j] = decode_symbol(&mut readers[0], cells, bits);
-                o2[j] = decode_symbol(&mut readers[1], cells, bits);
-                o3[j] = decode_symbol(&mut readers[2], cells, bits);
-                o4[j] = decode_symbol(&mut readers[3], cells, bits);
-            }
-            done += 1;
-        }
-        for (r, o) in readers.iter_mut().zip([o1, o2, o3, o4]) {
-            for b in &mut o[done * 4..] {
+            (Some(pairs), true) => fast_4_pairs::<4>(pairs, bits, &mut readers, streams, outs),
+            _ if bits <= 11 => fast_4::<5>(cells, bits, &mut readers, streams, outs),
+            _ => fast_4::<4>(cells, bits, &mut readers, streams, outs),
+        };
+        for ((r, o), done) in readers.iter_mut().zip([o1, o2, o3, o4]).zip(done) {
+            for b in &mut o[done..] {
                 r.reload();
                 *b = decode_symbol(r, cells, bits);
             }
@@ -264,4 +337,231 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
         }
     }
     Ok(n)
+}
+
+/// The interleaved loop of the 4-stream decoder: `N` symbols of each
+/// stream per round (N * bits <= 57 after a refill), the four bit states
+/// in registers, while every stream can refill 8 whole bytes and the
+/// shortest output (the last) has room for a round. Returns the symbols
+/// decoded per stream; `readers` continue from there.
+#[inline(always)]
+fn fast_4<'a, const N: usize>(
+    cells: &[u16; TABLE_CELLS],
+    bits: u32,
+    readers: &mut [BackReader<'a>; 4],
+    streams: [&'a [u8]; 4],
+    outs: [&mut [u8]; 4],
+) -> [usize; 4] {
+    debug_assert!(N as u32 * bits <= 57 && bits >= 1);
+    let rounds = outs[3].len() / N;
+    if rounds == 0 || streams.iter().any(|s| s.len() < 8) {
+        return [0; 4];
+    }
+    let mut pos = [0usize; 4];
+    let mut container = [0u64; 4];
+    let mut consumed = [0u32; 4];
+    for k in 0..4 {
+        (pos[k], container[k], consumed[k]) = readers[k].parts();
+    }
+    let [mut p0, mut p1, mut p2, mut p3] = pos;
+    let [mut c0, mut c1, mut c2, mut c3] = container;
+    let [mut n0, mut n1, mut n2, mut n3] = consumed;
+    let ptrs = [
+        streams[0].as_ptr(),
+        streams[1].as_ptr(),
+        streams[2].as_ptr(),
+        streams[3].as_ptr(),
+    ];
+    let [o0, o1, o2, o3] = outs;
+    let (q0, q1, q2, q3) = (
+        o0.as_mut_ptr(),
+        o1.as_mut_ptr(),
+        o2.as_mut_ptr(),
+        o3.as_mut_ptr(),
+    );
+    let shift = 64 - bits;
+    let mut round = 0;
+    while round < rounds {
+        // Refill all four, or stop where one would pass its start.
+        let (r0, r1, r2, r3) = (
+            (n0 >> 3) as usize,
+            (n1 >> 3) as usize,
+            (n2 >> 3) as usize,
+            (n3 >> 3) as usize,
+        );
+        if p0 < r0 || p1 < r1 || p2 < r2 || p3 < r3 {
+            break;
+        }
+        p0 -= r0;
+        p1 -= r1;
+        p2 -= r2;
+        p3 -= r3;
+        n0 &= 7;
+        n1 &= 7;
+        n2 &= 7;
+        n3 &= 7;
+        // SAFETY: each pos only decreases from its initial value, at most
+        // len - 8 (every stream is at least 8 bytes), so 8 bytes at pos are
+        // inside its stream.
+        unsafe {
+            c0 = u64::from_le(ptrs[0].add(p0).cast::<u64>().read_unaligned());
+            c1 = u64::from_le(ptrs[1].add(p1).cast::<u64>().read_unaligned());
+            c2 = u64::from_le(ptrs[2].add(p2).cast::<u64>().read_unaligned());
+            c3 = u64::from_le(ptrs[3].add(p3).cast::<u64>().read_unaligned());
+        }
+        let at = round * N;
+        for i in 0..N {
+            let e0 = cells[((c0 << n0) >> shift) as usize & (TABLE_CELLS - 1)];
+            let e1 = cells[((c1 << n1) >> shift) as usize & (TABLE_CELLS - 1)];
+            let e2 = cells[((c2 << n2) >> shift) as usize & (TABLE_CELLS - 1)];
+            let e3 = cells[((c3 << n3) >> shift) as usize & (TABLE_CELLS - 1)];
+            n0 += (e0 >> 8) as u32;
+            n1 += (e1 >> 8) as u32;
+            n2 += (e2 >> 8) as u32;
+            n3 += (e3 >> 8) as u32;
+            // SAFETY: at + i < rounds * N <= outs[3].len(), and the other
+            // outputs are at least as long (the first three segments are
+            // equal, the last is the shortest).
+            unsafe {
+                *q0.add(at + i) = e0 as u8;
+                *q1.add(at + i) = e1 as u8;
+                *q2.add(at + i) = e2 as u8;
+                *q3.add(at + i) = e3 as u8;
+            }
+        }
+        round += 1;
+    }
+    for (k, (p, c, n)) in [(p0, c0, n0), (p1, c1, n1), (p2, c2, n2), (p3, c3, n3)]
+        .into_iter()
+        .enumerate()
+    {
+        readers[k] = BackReader::from_parts(streams[k], p, c, n);
+    }
+    [round * N; 4]
+}
+
+/// [`fast_4`] with the double-symbol table: each lookup writes two bytes
+/// and advances by one or two symbols, so the streams' outputs move apart.
+///
+/// Each stream's state is its window index and a container kept shifted
+/// so its next bits are on top, with a marker bit below the data: the
+/// trailing zeros count the bits consumed since the last refill, so no
+/// counter is kept. Rounds run in batches that need no bounds check: as
+/// many as every stream can refill for (a round consumes at most 64 bits,
+/// 8 bytes) and every output has room for (2 bytes a lookup).
+/// Returns the symbols decoded per stream.
+#[inline(always)]
+fn fast_4_pairs<'a, const N: usize>(
+    pairs: &[u32; TABLE_CELLS],
+    bits: u32,
+    readers: &mut [BackReader<'a>; 4],
+    streams: [&'a [u8]; 4],
+    outs: [&mut [u8]; 4],
+) -> [usize; 4] {
+    debug_assert!(N as u32 * bits <= 57 && bits >= 1);
+    if streams.iter().any(|s| s.len() < 8) {
+        return [0; 4];
+    }
+    let mut ip = [0usize; 4];
+    let mut bs = [0u64; 4];
+    for k in 0..4 {
+        let (p, c, n) = readers[k].parts();
+        ip[k] = p;
+        // n <= 8 here (a fresh reader), so the marker stays in the word.
+        bs[k] = (c | 1) << n;
+    }
+    let ptrs = [
+        streams[0].as_ptr(),
+        streams[1].as_ptr(),
+        streams[2].as_ptr(),
+        streams[3].as_ptr(),
+    ];
+    let lens = [outs[0].len(), outs[1].len(), outs[2].len(), outs[3].len()];
+    let [o0, o1, o2, o3] = outs;
+    let q = [
+        o0.as_mut_ptr(),
+        o1.as_mut_ptr(),
+        o2.as_mut_ptr(),
+        o3.as_mut_ptr(),
+    ];
+    let mut d = [0usize; 4];
+    let shift = 64 - bits;
+    loop {
+        let mut batch = usize::MAX;
+        for k in 0..4 {
+            // Refills move back at most 8 bytes a round (the refill at a
+            // round's start consumed at most 64 bits): ip / 8 rounds keep
+            // every window inside the stream.
+            batch = batch.min(ip[k] / 8).min((lens[k] - d[k]) / (2 * N));
+        }
+        if batch == 0 {
+            break;
+        }
+        let [mut i0, mut i1, mut i2, mut i3] = ip;
+        let [mut b0, mut b1, mut b2, mut b3] = bs;
+        let [mut p0, mut p1, mut p2, mut p3] = [
+            q[0].wrapping_add(d[0]),
+            q[1].wrapping_add(d[1]),
+            q[2].wrapping_add(d[2]),
+            q[3].wrapping_add(d[3]),
+        ];
+        for _ in 0..batch {
+            let (t0, t1, t2, t3) = (
+                b0.trailing_zeros(),
+                b1.trailing_zeros(),
+                b2.trailing_zeros(),
+                b3.trailing_zeros(),
+            );
+            i0 -= (t0 >> 3) as usize;
+            i1 -= (t1 >> 3) as usize;
+            i2 -= (t2 >> 3) as usize;
+            i3 -= (t3 >> 3) as usize;
+            // SAFETY: the batch keeps every window index >= 0 (see above)
+            // and it starts at most at len - 8.
+            unsafe {
+                b0 = (u64::from_le(ptrs[0].add(i0).cast::<u64>().read_unaligned()) | 1) << (t0 & 7);
+                b1 = (u64::from_le(ptrs[1].add(i1).cast::<u64>().read_unaligned()) | 1) << (t1 & 7);
+                b2 = (u64::from_le(ptrs[2].add(i2).cast::<u64>().read_unaligned()) | 1) << (t2 & 7);
+                b3 = (u64::from_le(ptrs[3].add(i3).cast::<u64>().read_unaligned()) | 1) << (t3 & 7);
+            }
+            for _ in 0..N {
+                let e0 = pairs[(b0 >> shift) as usize & (TABLE_CELLS - 1)];
+                let e1 = pairs[(b1 >> shift) as usize & (TABLE_CELLS - 1)];
+                let e2 = pairs[(b2 >> shift) as usize & (TABLE_CELLS - 1)];
+                let e3 = pairs[(b3 >> shift) as usize & (TABLE_CELLS - 1)];
+                b0 <<= (e0 >> 16) & 0x3f;
+                b1 <<= (e1 >> 16) & 0x3f;
+                b2 <<= (e2 >> 16) & 0x3f;
+                b3 <<= (e3 >> 16) & 0x3f;
+                // SAFETY: the batch leaves room for 2 bytes a lookup in
+                // every output.
+                unsafe {
+                    p0.cast::<[u8; 2]>()
+                        .write_unaligned((e0 as u16).to_le_bytes());
+                    p1.cast::<[u8; 2]>()
+                        .write_unaligned((e1 as u16).to_le_bytes());
+                    p2.cast::<[u8; 2]>()
+                        .write_unaligned((e2 as u16).to_le_bytes());
+                    p3.cast::<[u8; 2]>()
+                        .write_unaligned((e3 as u16).to_le_bytes());
+                    p0 = p0.add((e0 >> 24) as usize);
+                    p1 = p1.add((e1 >> 24) as usize);
+                    p2 = p2.add((e2 >> 24) as usize);
+                    p3 = p3.add((e3 >> 24) as usize);
+                }
+            }
+        }
+        ip = [i0, i1, i2, i3];
+        bs = [b0, b1, b2, b3];
+        for (k, p) in [p0, p1, p2, p3].into_iter().enumerate() {
+            d[k] = p as usize - q[k] as usize;
+        }
+    }
+    for k in 0..4 {
+        let used = bs[k].trailing_zeros();
+        let mut r = BackReader::from_parts(streams[k], ip[k], 0, used);
+        r.refill_container();
+        readers[k] = r;
+    }
+    d
 }

@@ -17,6 +17,8 @@ struct Row {
     kernel: Kernel,
     name: &'static str,
     isa: Isa,
+    /// Whether the loop also uses BMI2 (the x86-64 AVX2 and AVX-512 rows).
+    bmi2: bool,
     entry: Option<ExecFn>,
 }
 
@@ -37,60 +39,70 @@ static ROWS: [Row; 10] = [
         kernel: Kernel::Portable8,
         name: "portable8",
         isa: Isa::Baseline,
+        bmi2: false,
         entry: Some(exec::<Portable<8>> as ExecFn),
     },
     Row {
         kernel: Kernel::Portable16,
         name: "portable16",
         isa: Isa::Baseline,
+        bmi2: false,
         entry: Some(exec::<Portable<16>> as ExecFn),
     },
     Row {
         kernel: Kernel::Portable32,
         name: "portable32",
         isa: Isa::Baseline,
+        bmi2: false,
         entry: Some(exec::<Portable<32>> as ExecFn),
     },
     Row {
         kernel: Kernel::Portable64,
         name: "portable64",
         isa: Isa::Baseline,
+        bmi2: false,
         entry: Some(exec::<Portable<64>> as ExecFn),
     },
     Row {
         kernel: Kernel::Ssse3x16,
         name: "ssse3-16",
         isa: Isa::Ssse3,
+        bmi2: false,
         entry: on_arch!("x86_64", x86::ssse3),
     },
     Row {
         kernel: Kernel::Avx2x32,
         name: "avx2-32",
         isa: Isa::Avx2,
+        bmi2: true,
         entry: on_arch!("x86_64", x86::avx2),
     },
     Row {
         kernel: Kernel::Avx512x64,
         name: "avx512-64",
         isa: Isa::Avx512Vbmi,
+        bmi2: true,
         entry: on_arch!("x86_64", x86::avx512),
     },
     Row {
         kernel: Kernel::Neon16,
         name: "neon16",
         isa: Isa::Neon,
+        bmi2: false,
         entry: on_arch!("aarch64", exec::<arm::Neon<1>>),
     },
     Row {
         kernel: Kernel::Neon32,
         name: "neon32",
         isa: Isa::Neon,
+        bmi2: false,
         entry: on_arch!("aarch64", exec::<arm::Neon<2>>),
     },
     Row {
         kernel: Kernel::Neon64,
         name: "neon64",
         isa: Isa::Neon,
+        bmi2: false,
         entry: on_arch!("aarch64", exec::<arm::Neon<4>>),
     },
 ];
@@ -212,7 +224,7 @@ impl Variant {
     /// instruction set was detected.
     pub(crate) fn entry(self) -> Option<ExecFn> {
         let row = &ROWS[self.0 as usize];
-        if !cpu::has(row.isa) {
+        if !cpu::has(row.isa) || (row.bmi2 && !cpu::has(Isa::Bmi2)) {
             return None;
         }
         row.entry
@@ -263,9 +275,9 @@ mod x86 {
     }
 
     wrapper!("ssse3", ssse3_loop, ssse3, Ssse3);
-    wrapper!("avx2", avx2_loop, avx2, Avx2);
+    wrapper!("avx2,bmi2", avx2_loop, avx2, Avx2);
     wrapper!(
-        "avx512f,avx512bw,avx512vbmi",
+        "avx512f,avx512bw,avx512vbmi,bmi2",
         avx512_loop,
         avx512,
         Avx512Vbmi

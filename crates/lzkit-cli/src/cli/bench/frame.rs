@@ -17,7 +17,8 @@ use lzkit_testkit::c_ref;
 use super::codec::{ref_decompress, ref_version};
 use super::measure::verify;
 use super::modes::{
-    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
+    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, decode_method, measure_all,
+    poison,
 };
 use super::options::{Options, frame_block_size};
 use super::render::{Cell, block_size_label, json_str};
@@ -295,14 +296,7 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
             block_size_label(opts.block_size),
             opts.level
         ),
-        format!(
-            "speeds in GB/s of decompressed data (10^9 bytes/s, one core), {} of {} rounds; \
-             contenders interleaved in a random order each round (seed {}), each sample at \
-             least 1 MiB of repeated passes; every decode verified",
-            opts.stat.name(),
-            opts.rounds,
-            opts.seed
-        ),
+        decode_method(opts),
         format!(
             "lzkit_loop, ref_loop = block::decompress_into, LZ4_decompress_safe (lz4 {}) over \
              the frame's blocks; lzkit_X = frame::decompress (allocates its output), ref_X = \

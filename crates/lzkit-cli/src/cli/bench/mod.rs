@@ -9,8 +9,9 @@
 //! The other modes measure with the same method ([`measure::interleave`])
 //! and report through [`modes`]: block compression per level against the C
 //! library ([`compress`]), frame decoding against a loop of block decodes
-//! ([`frame`]), and multithreaded frame compression and decoding against
-//! one thread ([`threads`]). `docs/benchmarking.md` describes the method.
+//! ([`frame`]), multithreaded frame compression and decoding against
+//! one thread ([`threads`]), and zstd decoding against libzstd
+//! ([`zstd_decode`]). `docs/benchmarking.md` describes the method.
 //!
 //! Like the rest of the CLI it uses only the library's public API.
 
@@ -25,6 +26,7 @@ mod render;
 mod report;
 mod rng;
 mod threads;
+mod zstd_decode;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -91,6 +93,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Mode::Compress => compress::run(&opts).map(|report| report.render(opts.format)),
         Mode::Frame => frame::run(&opts).map(|report| report.render(opts.format)),
         Mode::Threads(n) => threads::run(&opts, n).map(|report| report.render(opts.format)),
+        Mode::Zstd => zstd_decode::run(&opts).map(|report| report.render(opts.format)),
     };
     match rendered {
         Ok(text) => print(&text),

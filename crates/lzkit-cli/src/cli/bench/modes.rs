@@ -332,6 +332,19 @@ fn faulty(opts: &Options, contender: &str) -> bool {
     opts.fault.as_deref() == Some(contender)
 }
 
+/// The header line of the decoding modes that says how their speeds were
+/// measured.
+pub fn decode_method(opts: &Options) -> String {
+    format!(
+        "speeds in GB/s of decompressed data (10^9 bytes/s, one core), {} of {} rounds; \
+         contenders interleaved in a random order each round (seed {}), each sample at \
+         least 1 MiB of repeated passes; every decode verified",
+        opts.stat.name(),
+        opts.rounds,
+        opts.seed
+    )
+}
+
 /// Settings every mode reports in JSON.
 pub fn common_settings(opts: &Options, source: String) -> Vec<(&'static str, String)> {
     vec![

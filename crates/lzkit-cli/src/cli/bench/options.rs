@@ -47,6 +47,17 @@ pub const DEFAULT_COMPRESS_LEVELS: &[i32] = &[-1, 1, 2, 9, MAX_LEVEL];
 pub const DEFAULT_THREADS_BLOCK_SIZE: usize = 4 << 20;
 /// Most levels one `-L` list may name (a typo guard).
 const MAX_LEVELS: usize = 64;
+/// `--codec zstd` levels when none are given: zstd's fast, default and
+/// high levels (ClickHouse's `ZSTD(1)`, the `zstd` command's default, and
+/// what archives use).
+pub const DEFAULT_ZSTD_LEVELS: &[i32] = &[1, 3, 19];
+/// `--codec zstd` frame size unless `-B` says otherwise: the largest
+/// blocks ClickHouse compresses (64 KiB to 1 MiB).
+pub const DEFAULT_ZSTD_FRAME_SIZE: usize = 1 << 20;
+/// The highest zstd level (`ZSTD_maxCLevel`).
+const ZSTD_MAX_LEVEL: i32 = 22;
+/// The lowest zstd level (`ZSTD_minCLevel`: -ZSTD_TARGETLENGTH_MAX).
+const ZSTD_MIN_LEVEL: i32 = -131_072;
 
 /// What `lzkit bench` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +71,9 @@ pub enum Mode {
     /// Frame compression and decoding on N threads against one
     /// (`--threads N`; 0 = one per core, `--mt`).
     Threads(usize),
+    /// zstd decoding: every lzkit variant and the adaptive decoder against
+    /// libzstd, per level (`--codec zstd`).
+    Zstd,
 }
 
 impl Mode {
@@ -70,6 +84,7 @@ impl Mode {
             Mode::Compress => "--compress",
             Mode::Frame => "--frame",
             Mode::Threads(_) => "--threads",
+            Mode::Zstd => "--codec zstd",
         }
     }
 }
@@ -106,6 +121,9 @@ pub struct Options {
     pub concat: bool,
     /// `--compress`: the C compressor reuses one state (`--reuse-state`).
     pub reuse_state: bool,
+    /// `--codec zstd --whole`: each file one frame, decoded one-shot and
+    /// streaming.
+    pub whole: bool,
     /// Testing hook: the contender whose output is corrupted after every
     /// sample, so that a test sees verification fail. Set from the
     /// `LZKIT_BENCH_FAULT` environment variable, never by an option.
@@ -138,6 +156,12 @@ Modes (one at a time; the method of all of them: docs/benchmarking.md):
                          (decompress_with, FrameDecoder) on N threads against
                          one; 0 = one per core; 4M blocks unless -B
       --mt               --threads 0
+      --codec zstd       zstd decompression per level: libzstd (ref, one reused
+                         DCtx), lzkit's adaptive zstd::Decoder (adapt, one per
+                         file) and every lzkit variant, on frames of -B bytes
+                         (default 1M) written by libzstd; --whole: one frame
+                         per file, and the streaming decoders too (--codec lz4:
+                         the default, the other modes)
 
 Decompression speed per file, as in ClickHouse's LZ4 study: the LZ4 C library
 (ref), lz4_flex, every lzkit decoder variant this CPU runs, and lzkit's
@@ -156,9 +180,10 @@ Options:
                          levels, as in lz4)
       --fast[=N]         fast compression with acceleration N (level -N)
       --best             level 12
-  -L, --levels LIST      --compress, --threads: levels, as 1,9,12 or 3-9 or
-                         -1,1 (default for --compress: -1,1,2,9,12; for
-                         --threads: the level above)
+  -L, --levels LIST      --compress, --threads, --codec zstd: levels, as 1,9,12
+                         or 3-9 or -1,1 (default for --compress: -1,1,2,9,12;
+                         for --codec zstd: 1,3,19, up to 22; for --threads:
+                         the level above)
   -b N, -e M             --compress, --threads: levels N to M (as lz4 -b -e)
       --reuse-state      --compress: the C library compresses with one state it
                          keeps, as lzkit keeps a per-thread engine (default:
@@ -194,7 +219,8 @@ struct Raw {
     compress: bool,
     frame: bool,
     threads: Option<usize>,
-    levels: Option<Vec<i32>>,
+    /// `-L` as given: its levels are read once the codec is known.
+    levels: Option<String>,
     begin: Option<i32>,
     end: Option<i32>,
     block_size: Option<usize>,
@@ -210,6 +236,11 @@ struct Raw {
     concat: bool,
     reuse_state: bool,
     quiet: bool,
+    /// `--codec`: `Some(true)` for zstd.
+    zstd: Option<bool>,
+    whole: bool,
+    /// The number of the last `-#` as given (zstd levels go above 12).
+    plain_level: Option<u64>,
     inputs: Vec<PathBuf>,
 }
 
@@ -328,7 +359,18 @@ fn parse_long(
             raw.threads = Some(0);
         }
         "threads" => raw.threads = Some(parse_threads(&value()?)?),
-        "levels" => raw.levels = Some(parse_levels(&value()?)?),
+        "levels" => raw.levels = Some(value()?),
+        "codec" => {
+            raw.zstd = Some(match value()?.as_str() {
+                "zstd" => true,
+                "lz4" => false,
+                other => return Err(format!("unknown codec '{other}': use lz4 or zstd")),
+            })
+        }
+        "whole" => {
+            no_value()?;
+            raw.whole = true;
+        }
         _ => return Err(format!("unknown option --{name}")),
     }
     Ok(())
@@ -348,12 +390,13 @@ fn parse_short(
                 .map_err(|_| format!("invalid option -{cluster}: a level is -1 ... -12"))?;
             // As lz4 does, levels above the highest compress at the highest.
             raw.level = Some(Level::saturating(u64::from(n)).get());
+            raw.plain_level = Some(u64::from(n));
         }
         Some(b'B') => raw.block_size = Some(parse_size(&value_of("-B", attached(1), rest)?)?),
         Some(b'i') => raw.rounds = Some(parse_rounds(&value_of("-i", attached(1), rest)?)?),
         Some(b'q') if cluster == "q" => raw.quiet = true,
         Some(b'T') => raw.threads = Some(parse_threads(&value_of("-T", attached(1), rest)?)?),
-        Some(b'L') => raw.levels = Some(parse_levels(&value_of("-L", attached(1), rest)?)?),
+        Some(b'L') => raw.levels = Some(value_of("-L", attached(1), rest)?),
         Some(b'b') => raw.begin = Some(parse_level(&value_of("-b", attached(1), rest)?)?),
         Some(b'e') => raw.end = Some(parse_level(&value_of("-e", attached(1), rest)?)?),
         _ => return Err(format!("unknown option -{cluster}")),
@@ -372,6 +415,7 @@ fn resolve(raw: Raw) -> Result<Options, String> {
     let levels = resolve_levels(&raw, mode)?;
     let block_size = match (mode, raw.block_size) {
         (Mode::Threads(_), None) => DEFAULT_THREADS_BLOCK_SIZE,
+        (Mode::Zstd, None) => DEFAULT_ZSTD_FRAME_SIZE,
         (_, size) => size.unwrap_or(DEFAULT_BLOCK_SIZE),
     };
     if matches!(mode, Mode::Frame | Mode::Threads(_)) && frame_block_size(block_size).is_none() {
@@ -383,7 +427,7 @@ fn resolve(raw: Raw) -> Result<Options, String> {
     let default_rounds = match mode {
         _ if raw.quick => QUICK_ROUNDS,
         Mode::Compress | Mode::Threads(_) => DEFAULT_SLOW_ROUNDS,
-        Mode::Decode | Mode::Frame => DEFAULT_ROUNDS,
+        Mode::Decode | Mode::Frame | Mode::Zstd => DEFAULT_ROUNDS,
     };
     let quick_scale = if raw.quick { QUICK_SCALE } else { 1.0 };
     Ok(Options {
@@ -401,6 +445,7 @@ fn resolve(raw: Raw) -> Result<Options, String> {
         quiet: raw.quiet,
         concat: raw.concat,
         reuse_state: raw.reuse_state,
+        whole: raw.whole,
         fault: None,
         inputs: raw.inputs,
     })
@@ -418,7 +463,18 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
     if let Some(n) = raw.threads {
         modes.push(Mode::Threads(n));
     }
+    let zstd = raw.zstd == Some(true);
+    if zstd && let Some(&other) = modes.first() {
+        return Err(format!(
+            "--codec zstd measures decoding; {} is for LZ4 only",
+            other.flag()
+        ));
+    }
+    if raw.whole && !zstd {
+        return Err("--whole applies to --codec zstd only".into());
+    }
     let mode = match modes[..] {
+        [] if zstd => Mode::Zstd,
         [] => Mode::Decode,
         [one] => one,
         [a, b, ..] => {
@@ -448,6 +504,21 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
 /// The levels: `-L`, else `-b`..=`-e`, else the one level (`-#`, `--fast`,
 /// `--best`), else the mode's default.
 fn resolve_levels(raw: &Raw, mode: Mode) -> Result<Vec<i32>, String> {
+    if mode == Mode::Zstd {
+        if raw.begin.is_some() || raw.end.is_some() {
+            return Err(
+                "-b and -e apply to --compress and --threads; give zstd levels with -L".into(),
+            );
+        }
+        if let Some(text) = &raw.levels {
+            return parse_levels(text, parse_zstd_level);
+        }
+        return Ok(match (raw.plain_level, raw.level) {
+            (Some(n), _) => vec![n.min(ZSTD_MAX_LEVEL as u64) as i32],
+            (None, Some(level)) => vec![level],
+            (None, None) => DEFAULT_ZSTD_LEVELS.to_vec(),
+        });
+    }
     let listed = raw.levels.is_some() || raw.begin.is_some() || raw.end.is_some();
     if listed && !matches!(mode, Mode::Compress | Mode::Threads(_)) {
         return Err("-L, -b and -e apply to --compress and --threads".into());
@@ -456,8 +527,8 @@ fn resolve_levels(raw: &Raw, mode: Mode) -> Result<Vec<i32>, String> {
         return Err("give levels with -L or with -b/-e, not both".into());
     }
     let one = raw.level.unwrap_or(1);
-    if let Some(levels) = &raw.levels {
-        return Ok(levels.clone());
+    if let Some(text) = &raw.levels {
+        return parse_levels(text, parse_level);
     }
     if raw.begin.is_some() || raw.end.is_some() {
         let begin = raw.begin.unwrap_or(one);
@@ -492,9 +563,23 @@ fn parse_level(text: &str) -> Result<i32, String> {
     }
 }
 
-/// A list of levels: `9`, `3-9`, `-1,1,9,12` (a leading minus is a fast
-/// level, a minus after a number a range).
-fn parse_levels(text: &str) -> Result<Vec<i32>, String> {
+/// One zstd level: -131072 to 22 (above 22 is 22, as for lz4's levels).
+fn parse_zstd_level(text: &str) -> Result<i32, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if n > i64::from(ZSTD_MAX_LEVEL) => Ok(ZSTD_MAX_LEVEL),
+        Ok(n) if n >= i64::from(ZSTD_MIN_LEVEL) => Ok(n as i32),
+        _ => Err(format!(
+            "invalid level '{text}': zstd levels are {ZSTD_MIN_LEVEL} to {ZSTD_MAX_LEVEL}"
+        )),
+    }
+}
+
+/// A list of levels, each read by `parse_one`: `9`, `3-9`, `-1,1,9,12` (a
+/// leading minus is a fast level, a minus after a number a range).
+fn parse_levels(
+    text: &str,
+    parse_one: fn(&str) -> Result<i32, String>,
+) -> Result<Vec<i32>, String> {
     let mut levels = Vec::new();
     for item in text.split(',') {
         let item = item.trim();
@@ -504,8 +589,8 @@ fn parse_levels(text: &str) -> Result<Vec<i32>, String> {
             .find(|&(_, c)| c == '-')
             .map(|(i, _)| i);
         let (first, last) = match split {
-            Some(i) => (parse_level(&item[..i])?, parse_level(&item[i + 1..])?),
-            None => (parse_level(item)?, parse_level(item)?),
+            Some(i) => (parse_one(&item[..i])?, parse_one(&item[i + 1..])?),
+            None => (parse_one(item)?, parse_one(item)?),
         };
         if first > last {
             return Err(format!("invalid level range '{item}': {first} > {last}"));
@@ -711,6 +796,27 @@ mod tests {
         assert_eq!(run(&["--threads=2", "-B", "1M"]).block_size, 1 << 20);
         assert_eq!(frame_block_size(256 << 10), Some(BlockSize::Max256KB));
         assert_eq!(frame_block_size(128 << 10), None);
+    }
+
+    #[test]
+    fn zstd_codec() {
+        let o = run(&["--codec", "zstd"]);
+        assert_eq!(o.mode, Mode::Zstd);
+        assert_eq!(o.levels, DEFAULT_ZSTD_LEVELS);
+        assert_eq!((o.block_size, o.whole), (DEFAULT_ZSTD_FRAME_SIZE, false));
+        assert_eq!(run(&["--codec=zstd", "-L", "1,19,25"]).levels, [1, 19, 22]);
+        assert_eq!(run(&["--codec=zstd", "-L", "-5,3-4"]).levels, [-5, 3, 4]);
+        assert_eq!(run(&["--codec=zstd", "-19"]).levels, [19]);
+        assert_eq!(run(&["--codec=zstd", "--fast=4"]).levels, [-4]);
+        let o = run(&["--codec", "zstd", "--whole", "-B", "64K"]);
+        assert_eq!((o.block_size, o.whole), (64 << 10, true));
+        assert_eq!(run(&["--codec", "lz4"]).mode, Mode::Decode);
+        assert!(fails(&["--codec", "gzip"]).contains("unknown codec"));
+        assert!(fails(&["--codec", "zstd", "--compress"]).contains("LZ4 only"));
+        assert!(fails(&["--codec", "zstd", "-b", "3"]).contains("-L"));
+        assert!(fails(&["--whole"]).contains("--codec zstd"));
+        assert!(fails(&["--codec", "zstd", "--cold"]).contains("--cold"));
+        assert!(fails(&["--codec", "zstd", "-L", "x"]).contains("zstd levels"));
     }
 
     #[test]

@@ -20,6 +20,7 @@ unsafe fn chunks64(dst: *mut u8, src: *const u8, len: usize) {
 }
 
 impl Kernel for Avx512Vbmi {
+    const PSHUFB: bool = true;
     const OVERRUN: usize = 64;
     const HISTORY: usize = 64;
 

@@ -34,6 +34,7 @@ pub(super) unsafe fn pattern16(dst: *const u8, offset: usize) -> __m128i {
 }
 
 impl Kernel for Ssse3 {
+    const PSHUFB: bool = true;
     const OVERRUN: usize = 16;
     const HISTORY: usize = 16;
 
