@@ -445,6 +445,54 @@ fn reserved_and_unused_header_bits() {
     expect_ok("unused frame header bit", &f, data);
 }
 
+/// The allocator of this test binary: the system's, noting the largest
+/// single allocation each thread asks for, so a test can check that a
+/// refused window was never allocated.
+struct Largest;
+
+thread_local! {
+    static LARGEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; the bookkeeping
+// touches only a const-initialised thread-local `Cell` (no allocation, no
+// reentrancy).
+unsafe impl std::alloc::GlobalAlloc for Largest {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(layout.size())));
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(layout.size())));
+        // SAFETY: as for `alloc`.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: `ptr` came from `System` with `layout` (every allocation
+        // here does).
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(new_size)));
+        // SAFETY: as for `dealloc`, and the caller's contract for `realloc`.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Largest = Largest;
+
+/// The largest single allocation `f` makes on this thread.
+fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    LARGEST.with(|l| l.set(0));
+    let r = f();
+    (r, LARGEST.with(|l| l.get()))
+}
+
 /// The innermost [`ZstdFault`] of a streaming error.
 fn stream_fault(f: &[u8], opts: DecodeOptions) -> Option<ZstdFault> {
     let e = stream(f, Decoder::with_options(opts), 4096).expect_err("streaming must fail");
@@ -466,7 +514,11 @@ fn window_above_streaming_limit() {
             &[raw_block(true, data)],
             data,
         );
-        let fault = stream_fault(&f, DecodeOptions::new());
+        let (fault, largest) = largest_allocation(|| stream_fault(&f, DecodeOptions::new()));
+        assert!(
+            largest < 16 << 20,
+            "window 2^{log} refused, but {largest} bytes were allocated in one piece"
+        );
         assert!(
             matches!(fault, Some(ZstdFault::WindowTooLarge { .. })),
             "window 2^{log}: expected WindowTooLarge, got {fault:?}"
