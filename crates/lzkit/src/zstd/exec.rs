@@ -140,34 +140,23 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             reload!();
         }
         let ll = llc.base as usize + read!(llc.add_bits);
-        let offset = if of_value > 3 {
-            r2 = r1;
-            r1 = r0;
-            r0 = of_value - 3;
-            r0
-        } else {
-            match of_value - 1 + (ll == 0) as usize {
-                0 => r0,
-                1 => {
-                    std::mem::swap(&mut r0, &mut r1);
-                    r0
-                }
-                2 => {
-                    let t = r2;
-                    r2 = r1;
-                    r1 = r0;
-                    r0 = t;
-                    t
-                }
-                _ => {
-                    let t = r0.wrapping_sub(1);
-                    r2 = r1;
-                    r1 = r0;
-                    r0 = t;
-                    t
-                }
-            }
+        // Repeat offsets, without branches (repeat and new offsets mix at
+        // random on many columns): `of_value` 1-3 picks a repeat offset
+        // (shifted by one when there are no literals; the fourth is
+        // rep0 - 1), above 3 it is a new offset, `of_value - 3`.
+        let is_new = of_value > 3;
+        let idx = of_value.wrapping_sub(1) + (ll == 0) as usize;
+        let picked = match idx {
+            0 => r0,
+            1 => r1,
+            2 => r2,
+            _ => r0.wrapping_sub(1),
         };
+        let offset = if is_new { of_value - 3 } else { picked };
+        let moved = is_new || idx != 0;
+        r2 = if is_new || idx >= 2 { r1 } else { r2 };
+        r1 = if moved { r0 } else { r1 };
+        r0 = offset;
         if left > 0 {
             ll_state = llc.next as usize + read!(llc.nb_bits);
             ml_state = mlc.next as usize + read!(mlc.nb_bits);
