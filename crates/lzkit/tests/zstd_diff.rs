@@ -143,8 +143,10 @@ fn dict_data(len: usize, seed: u64) -> Vec<u8> {
 // Properties.
 // ---------------------------------------------------------------------------
 
+// Case counts: together about 10 s here (2 cores); the runtime budget of
+// this file is a minute.
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// One frame of generated data at a sampled level, every flag.
     #[test]
@@ -163,6 +165,11 @@ proptest! {
         let f = zstd_ref::compress(&original, &s, None);
         check(&f, &[], &original, &format!("{data:?} len {len} {s:?}"));
     }
+
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
 
     /// Frames with a raw-content or a trained dictionary (ID written or
     /// not); the decoder is given the dictionary, and a second unrelated
@@ -191,8 +198,13 @@ proptest! {
         }
     }
 
-    /// Several frames (each its own settings, some with a dictionary)
-    /// concatenated, with skippable frames before, between and after.
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Several frames (each its own settings) concatenated, with skippable
+    /// frames before, between and after.
     #[test]
     fn concatenated_and_skippable_frames(
         parts in proptest::collection::vec(
