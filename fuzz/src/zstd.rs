@@ -377,9 +377,14 @@ impl LibCase {
     /// (which must agree) and by libzstd in one call, into the same
     /// bounded buffer: the same verdict, the same bytes.
     ///
-    /// No divergence from libzstd is allowed. (Where lzkit and libzstd
-    /// 1.5.7 differ on a frame the RFC leaves open, the difference would be
-    /// documented here; none is needed so far.)
+    /// One divergence from libzstd 1.5.7 is allowed, where lzkit follows
+    /// RFC 8878 and libzstd is permissive: a Huffman literal stream whose
+    /// symbols read past its start (the stream must be consumed exactly).
+    /// libzstd's double-symbol decoder accepts some such streams (found by
+    /// this target: `zstd_golden.rs`, `fuzz_mutated_huffman_weights`,
+    /// where an independent decoder of the same block also finds every
+    /// stream overrun), so lzkit rejecting what libzstd accepts is allowed
+    /// for that fault only.
     pub fn check_mutated(&self) {
         let f = self.mutated(&self.frame());
         let dicts: Vec<&[u8]> = self.dictionary().into_iter().collect();
@@ -398,6 +403,7 @@ impl LibCase {
                 a.len(),
                 hex(&f)
             ),
+            (Err(e), Ok(_)) if e.to_string().contains(PERMISSIVE_HUFFMAN) => {}
             (Err(e), Ok(b)) => panic!(
                 "lzkit rejects ({e}) what libzstd accepts ({} bytes); frame {}",
                 b.len(),
@@ -412,6 +418,10 @@ impl LibCase {
         }
     }
 }
+
+/// The fault lzkit reports for a Huffman stream that does not end where
+/// its symbols do (see [`LibCase::check_mutated`]).
+const PERMISSIVE_HUFFMAN: &str = "Huffman stream does not end where its symbols do";
 
 /// A frame in hex for failure messages (the first 256 bytes).
 fn hex(f: &[u8]) -> String {

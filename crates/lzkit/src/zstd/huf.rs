@@ -304,6 +304,11 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
     br.reload();
     let mut s2 = br.read(log) as usize & 63;
     br.reload();
+    if br.overflowed() {
+        // The stream is shorter than the two initial states (libzstd's
+        // "truncated Huffman state", an error since 1.5.6).
+        return Err("Huffman weights stream shorter than its initial states");
+    }
     let mut n = 0usize;
     // libzstd's order: each state's symbol, then its update; when a
     // reload finds the stream overrun, the other state's symbol is the
