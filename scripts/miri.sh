@@ -17,3 +17,6 @@ cargo +nightly miri setup >/dev/null 2>&1 || { echo "miri: setup failed" >&2; ex
 # matches at every offset up to 70, exact and roomy buffers, truncated and
 # corrupt blocks. The ordinary suites' inputs would take hours under Miri.
 cargo +nightly miri test -p lzkit --test miri_portable || exit 1
+# The zstd decoder's portable paths: small frames through every portable
+# variant, streaming, truncations and corruptions.
+cargo +nightly miri test -p lzkit --test miri_zstd || exit 1

@@ -24,4 +24,4 @@ CC_aarch64_unknown_linux_gnu=false cargo build -p lzkit --target "$target" \
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
-cargo test -p lzkit --target "$target" --lib --test variants --test block || exit 1
+cargo test -p lzkit --target "$target" --lib --test variants --test block --test zstd_diff --test miri_zstd || exit 1

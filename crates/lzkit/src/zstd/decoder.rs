@@ -117,6 +117,15 @@ impl Decoder {
         Ok(Decoder::with_policy(Policy::fixed(variant, entry)))
     }
 
+    /// A fixed decoder on [`Variant::default_for_cpu`] (available by
+    /// construction), for a one-off decode with no learning.
+    pub(crate) fn for_cpu() -> Self {
+        match Variant::default_for_cpu().entry() {
+            Some(entry) => Decoder::with_policy(Policy::fixed(Variant::default_for_cpu(), entry)),
+            None => Decoder::new(),
+        }
+    }
+
     fn with_policy(policy: Policy<Variant, ExecFn>) -> Self {
         Decoder {
             opts: DecodeOptions::new(),

@@ -4,10 +4,18 @@
 use super::bits::BackReader;
 use super::fse::{self, MAX_SYMBOLS, SmallTable, highbit};
 
-/// Literal sections from this size on are decoded two symbols per table
-/// lookup where the codes allow (a table pass costs about as much as
-/// decoding 1-2 KiB of literals).
-const PAIRS_FROM: usize = 4 << 10;
+/// Literal sections of at least this many bytes per cell of the Huffman
+/// table are decoded two symbols per lookup where the codes allow: the
+/// table of pairs costs a pass over its cells, paid back from about one
+/// literal per cell.
+const PAIRS_PER_CELL: usize = 1;
+
+impl HufTable {
+    /// Whether a section of `len` literals is worth the table of pairs.
+    fn wants_pairs(&self, len: usize) -> bool {
+        len >= PAIRS_PER_CELL << self.bits
+    }
+}
 
 /// The longest code libzstd accepts (the format says 11; libzstd decodes
 /// 12, and so do we).
@@ -205,7 +213,7 @@ impl HufTable {
     /// Decode four streams (with their 6-byte jump table) filling `out`.
     pub(crate) fn decode_4(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         // Pairs pay for their table (one pass over it) on larger sections.
-        if out.len() >= PAIRS_FROM && !self.pairs_valid {
+        if self.wants_pairs(out.len()) && !self.pairs_valid {
             self.build_pairs();
         }
         #[cfg(target_arch = "x86_64")]
@@ -263,7 +271,7 @@ impl HufTable {
         let (o3, o4) = rest.split_at_mut(seg);
         let outs = [&mut *o1, &mut *o2, &mut *o3, &mut *o4];
         let streams = [a, b, c, d];
-        let done = match (&self.pairs, self.pairs_valid && out_len >= PAIRS_FROM) {
+        let done = match (&self.pairs, self.pairs_valid && self.wants_pairs(out_len)) {
             (Some(pairs), true) if bits <= 11 => {
                 fast_4_pairs::<5>(pairs, bits, &mut readers, streams, outs)
             }

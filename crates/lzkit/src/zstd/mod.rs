@@ -145,7 +145,9 @@ impl DecodeOptions {
 }
 
 /// Decode every frame of `src` (zstd frames, skippable frames skipped)
-/// into a new vector.
+/// into a new vector, with [`Variant::default_for_cpu`] (a one-off call
+/// has nothing to learn from; a stream of calls does better with one
+/// [`Decoder`]).
 ///
 /// The output grows with what the input produces, block by block; a
 /// content size in a frame header is used to size it only as far as the
@@ -155,7 +157,7 @@ impl DecodeOptions {
 /// Any malformed or truncated frame, a wrong checksum, or a frame that
 /// needs a dictionary (use a [`Decoder`] with [`Decoder::with_dictionary`]).
 pub fn decompress(src: &[u8]) -> Result<Vec<u8>> {
-    Decoder::new().decompress(src)
+    Decoder::for_cpu().decompress(src)
 }
 
 /// Decode every frame of `src` into `dst`; returns the number of bytes
@@ -174,5 +176,5 @@ pub fn decompress(src: &[u8]) -> Result<Vec<u8>> {
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
-    Decoder::new().decompress_into(src, dst)
+    Decoder::for_cpu().decompress_into(src, dst)
 }
