@@ -203,6 +203,13 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     // last `offset` are the match's source; the fill writes
                     // at most 15 bytes past the match, within OVERRUN >= 16.
                     fill_short(bp.add(match_at), window_end, offset, ml);
+                } else if offset < 32 && ml <= 16 {
+                    // One 16-byte chunk, whose load ends before the match:
+                    // the kernel's 32-byte pattern load (offsets 16 to 31)
+                    // would reach into the literals just stored, a load
+                    // store-to-load forwarding cannot serve.
+                    let dst = bp.add(match_at);
+                    crate::kernels::copy_chunk::<16>(dst, dst.sub(offset));
                 } else {
                     K::copy_match(bp.add(match_at), offset, ml);
                 }
