@@ -203,7 +203,7 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     // last `offset` are the match's source; the fill writes
                     // at most 15 bytes past the match, within OVERRUN >= 16.
                     fill_short(bp.add(match_at), window_end, offset, ml);
-                } else if offset < 32 && ml <= 16 {
+                } else if (16..32).contains(&offset) && ml <= 16 {
                     // One 16-byte chunk, whose load ends before the match:
                     // the kernel's 32-byte pattern load (offsets 16 to 31)
                     // would reach into the literals just stored, a load
