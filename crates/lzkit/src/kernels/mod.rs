@@ -73,6 +73,7 @@ pub(crate) trait Kernel {
     /// Whether the kernel's instruction set has SSSE3's `pshufb` (x86-64
     /// SIMD kernels): decode loops may then build short-offset patterns
     /// from 8-byte loads of their own (see the zstd sequence loop).
+    #[cfg(target_arch = "x86_64")]
     const PSHUFB: bool = false;
 
     /// Smallest offset [`Kernel::copy_short_match`] handles.
