@@ -800,8 +800,9 @@ fn unhex(s: &str) -> Vec<u8> {
 /// A libzstd frame (level 4, window 2^20 with long-distance matching, no
 /// checksum, 567 bytes of data) with byte 40, inside the FSE-coded Huffman
 /// weights of its 4-stream literals, XORed with 0x10 (found by
-/// `zstd_mutate`). libzstd 1.5.7 (and the zstd 1.5.4 command) decode it to
-/// 567 bytes; lzkit rejects it: with the weights the description gives
+/// `zstd_mutate`). libzstd 1.5.7 on x86-64 (and the zstd 1.5.4 command)
+/// decode it to 567 bytes, libzstd built for i686 rejects it; lzkit
+/// rejects it: with the weights the description gives
 /// (116 of them, table log 8), three of the four Huffman streams read past
 /// their start (an independent decoder of the block finds 395 bits read
 /// from a stream of 379, 372 of 364, 346 of 338). RFC 8878 requires each
@@ -818,8 +819,15 @@ fn fuzz_mutated_huffman_weights() {
          c0e001d64294d780aa7208034c4d816f45c3252c2a33dccde073f8847a6ba4600e999af7325fb01174e3ab5146a26ad0
          0cb9181e8c140981b320a81b70c3dc890205",
     );
+    // libzstd's verdict depends on its build: on x86-64 it decodes 567
+    // bytes; built for i686 (the CI's 32-bit step), whose Huffman decoder
+    // takes the portable path, it rejects the frame too.
     let reference = zstd_ref::decompress(&f, None);
-    assert_eq!(reference.as_ref().map(Vec::len).ok(), Some(567));
+    assert!(
+        reference.as_ref().map_or(true, |v| v.len() == 567),
+        "libzstd changed its verdict: {:?}",
+        reference.map(|v| v.len())
+    );
     let e = zstd::decompress(&f).expect_err("the Huffman streams overrun");
     assert!(
         e.to_string()

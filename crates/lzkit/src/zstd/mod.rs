@@ -85,8 +85,8 @@ pub fn is_zstd(data: &[u8]) -> bool {
 ///
 /// ```
 /// use lzkit::zstd::DecodeOptions;
-/// let opts = DecodeOptions::new().window_log_max(31).verify_checksums(false);
-/// assert_eq!(opts.window_limit(), 1 << 31);
+/// let opts = DecodeOptions::new().window_log_max(30).verify_checksums(false);
+/// assert_eq!(opts.window_limit(), 1 << 30);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
