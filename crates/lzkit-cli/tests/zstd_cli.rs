@@ -7,34 +7,13 @@
 //! The tests print a note and skip themselves when `zstd` is not on PATH,
 //! except in CI (`CI` set), where a missing `zstd` fails them.
 
+use lzkit_testkit::zstd_ref;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 mod common;
 use common::*;
-
-/// Whether the `zstd` command runs here; in CI its absence is a failure.
-fn zstd_available() -> bool {
-    static OK: OnceLock<bool> = OnceLock::new();
-    *OK.get_or_init(|| {
-        let ok = Command::new("zstd")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            // In CI a missing `zstd` is a setup failure, not a reason to
-            // pass without checking.
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "`zstd` is not on PATH in CI: install it (apt-get install zstd)"
-            );
-            eprintln!("note: `zstd` is not on PATH; the zstd interop tests are skipped");
-        }
-        ok
-    })
-}
 
 fn zstd(dir: &Path, args: &[&str]) -> Output {
     Command::new("zstd")
@@ -123,7 +102,7 @@ fn assert_one_line_failure(out: &Output, file: &str, what: &str) -> String {
 
 #[test]
 fn zstd_levels_decode() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();
@@ -147,7 +126,7 @@ fn zstd_levels_decode() {
 
 #[test]
 fn zstd_long_windows_and_memory_limit() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();
@@ -206,7 +185,7 @@ fn zstd_long_windows_and_memory_limit() {
 
 #[test]
 fn zstd_dictionaries() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();
@@ -255,7 +234,7 @@ fn zstd_dictionaries() {
 
 #[test]
 fn zstd_frames_without_checksum_concatenated_and_skippable() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();
@@ -313,7 +292,7 @@ fn zstd_frames_without_checksum_concatenated_and_skippable() {
 
 #[test]
 fn corrupt_and_truncated_zstd_files_fail_cleanly() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();
@@ -350,7 +329,7 @@ fn corrupt_and_truncated_zstd_files_fail_cleanly() {
 
 #[test]
 fn mixed_lz4_and_zstd_frames_are_refused() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();
@@ -382,7 +361,7 @@ fn mixed_lz4_and_zstd_frames_are_refused() {
 
 #[test]
 fn zstd_told_by_magic_number_not_name() {
-    if !zstd_available() {
+    if !zstd_ref::cli_available() {
         return;
     }
     let d = tmp();

@@ -4,25 +4,32 @@ use crate::compare::assert_same;
 
 /// Whether the reference `lz4` command is on PATH (noted once if not).
 ///
-/// Every check against `lz4` asks this one function. Outside CI a missing
-/// `lz4` skips those checks with a note; in CI (environment variable `CI`
-/// set) it panics instead, so each test that would check against `lz4`
-/// fails rather than passing without checking.
+/// Every check against `lz4` asks this one function (see
+/// [`command_available`]).
 pub fn lz4_available() -> bool {
     static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OK.get_or_init(|| {
-        let ok = std::process::Command::new("lz4")
+    command_available("lz4", &OK)
+}
+
+/// Whether the reference command `cmd` (`lz4`, `zstd`: also its Debian
+/// package's name) runs here, asked once per process (`cache`). Outside CI
+/// a missing command skips the checks that need it with a note; in CI
+/// (environment variable `CI` set) it panics instead, so each test that
+/// would check against it fails rather than passing without checking.
+pub fn command_available(cmd: &str, cache: &std::sync::OnceLock<bool>) -> bool {
+    *cache.get_or_init(|| {
+        let ok = std::process::Command::new(cmd)
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success());
         if !ok {
-            // In CI a missing `lz4` is a setup failure, not a reason to pass
-            // without checking.
+            // In CI a missing command is a setup failure, not a reason to
+            // pass without checking.
             assert!(
                 std::env::var_os("CI").is_none(),
-                "`lz4` is not on PATH in CI: install it (apt-get install lz4)"
+                "`{cmd}` is not on PATH in CI: install it (apt-get install {cmd})"
             );
-            eprintln!("note: `lz4` is not on PATH; reference decoding checks are skipped");
+            eprintln!("note: `{cmd}` is not on PATH; checks against it are skipped");
         }
         ok
     })

@@ -275,20 +275,7 @@ pub fn check_same_verdict<E: std::fmt::Display>(
 /// set) it panics, so those tests fail rather than pass without checking.
 pub fn cli_available() -> bool {
     static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OK.get_or_init(|| {
-        let ok = std::process::Command::new("zstd")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "`zstd` is not on PATH in CI: install it (apt-get install zstd)"
-            );
-            eprintln!("note: `zstd` is not on PATH; checks against the zstd command are skipped");
-        }
-        ok
-    })
+    crate::command_available("zstd", &OK)
 }
 
 /// Run `zstd` with `args` (quiet, no progress) and `stdin` as its standard

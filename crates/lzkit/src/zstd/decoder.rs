@@ -16,18 +16,8 @@ use crate::mem;
 static VOTES: Votes = Votes::new();
 
 /// What a [`Decoder`] has learned about one variant (tuning diagnostics,
-/// not a stable API).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VariantStats {
-    /// The variant.
-    pub variant: Variant,
-    /// Blocks it decoded.
-    pub blocks: u64,
-    /// Timed blocks counted.
-    pub timed: u32,
-    /// Mean decode time per output byte, in clock ticks; 0 if never timed.
-    pub cost_per_byte: f64,
-}
+/// not a stable API): the chooser's report, per variant.
+pub type VariantStats = crate::adaptive::ArmReport<Variant>;
 
 /// A reusable zstd decoder: keeps its literal buffer, its tables, its
 /// dictionaries and what its chooser learned between frames. Use one per
@@ -167,16 +157,7 @@ impl Decoder {
     /// What the decoder has observed, per variant (tuning diagnostics).
     #[doc(hidden)]
     pub fn stats(&self) -> Vec<VariantStats> {
-        self.policy
-            .stats()
-            .into_iter()
-            .map(|r| VariantStats {
-                variant: r.arm,
-                blocks: r.blocks,
-                timed: r.timed,
-                cost_per_byte: r.cost_per_byte,
-            })
-            .collect()
+        self.policy.stats()
     }
 
     /// Decode every frame of `src` into `dst`; returns the bytes written.

@@ -207,7 +207,11 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     // One 16-byte chunk, whose load ends before the match:
                     // the kernel's 32-byte pattern load (offsets 16 to 31)
                     // would reach into the literals just stored, a load
-                    // store-to-load forwarding cannot serve.
+                    // store-to-load forwarding cannot serve. In bounds:
+                    // the load `dst - offset .. dst - offset + 16` ends by
+                    // `dst` (offset >= 16), past the frame's start as
+                    // checked above; the store's 16 bytes end within
+                    // `ml + OVERRUN` (ml >= 1 and OVERRUN >= 16).
                     let dst = bp.add(match_at);
                     crate::kernels::copy_chunk::<16>(dst, dst.sub(offset));
                 } else {
@@ -266,7 +270,7 @@ fn careful_match(
     len: usize,
 ) -> Result<usize, ZstdFault> {
     let history = at - o.base;
-    if offset == 0 || offset == usize::MAX {
+    if offset == 0 {
         return Err(malformed("match offset 0"));
     }
     if offset <= history {
@@ -309,10 +313,11 @@ static T8: [[u8; 16]; 9] = {
 /// Fill a match of `len` bytes at `dst` with offset `1 <= offset < 16`
 /// from a 16-byte pattern register, built from 8-byte loads of the bytes
 /// before `window_end` (one for offsets up to 8, two above): the output
-/// before `dst`, or the same bytes where the literal buffer has them. A 16-byte load there
-/// usually straddles two recent stores (the previous literal and match
-/// copies), which store-to-load forwarding cannot serve: it waited for
-/// them to retire, about a third of the loop's time on integer columns.
+/// before `dst`, or the same bytes where the literal buffer has them. A
+/// 16-byte load from the output usually straddles two recent stores (the
+/// previous literal and match copies), which store-to-load forwarding
+/// cannot serve: it waited for them to retire, about a third of the
+/// loop's time on integer columns.
 ///
 /// # Safety
 /// The CPU has SSSE3 (the caller's kernel has [`Kernel::PSHUFB`]);

@@ -170,22 +170,10 @@ impl HufTable {
 
     /// Decode one stream filling `out` exactly.
     pub(crate) fn decode_1(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has(crate::cpu::Isa::Bmi2) {
-            // SAFETY: BMI2 was detected.
-            return unsafe { self.decode_1_bmi2(src, out) };
-        }
-        self.decode_1_body(src, out)
-    }
-
-    /// [`HufTable::decode_1`] with BMI2's shifts.
-    ///
-    /// # Safety
-    /// The CPU supports BMI2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "bmi2")]
-    unsafe fn decode_1_bmi2(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
-        self.decode_1_body(src, out)
+        with_bmi2(
+            #[inline(always)]
+            || self.decode_1_body(src, out),
+        )
     }
 
     #[inline(always)]
@@ -216,23 +204,10 @@ impl HufTable {
         if self.wants_pairs(out.len()) && !self.pairs_valid {
             self.build_pairs();
         }
-        #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has(crate::cpu::Isa::Bmi2) {
-            // SAFETY: BMI2 was detected.
-            return unsafe { self.decode_4_bmi2(src, out) };
-        }
-        self.decode_4_body(src, out)
-    }
-
-    /// [`HufTable::decode_4`] with BMI2's shifts (the bit reader's
-    /// variable shifts need no `cl` register).
-    ///
-    /// # Safety
-    /// The CPU supports BMI2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "bmi2")]
-    unsafe fn decode_4_bmi2(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
-        self.decode_4_body(src, out)
+        with_bmi2(
+            #[inline(always)]
+            || self.decode_4_body(src, out),
+        )
     }
 
     #[inline(always)]
@@ -273,11 +248,11 @@ impl HufTable {
         let streams = [a, b, c, d];
         let done = match (&self.pairs, self.pairs_valid && self.wants_pairs(out_len)) {
             (Some(pairs), true) if bits <= 11 => {
-                fast_4_pairs::<5>(pairs, bits, &mut readers, streams, outs)
+                fast_4::<_, 5>(pairs, bits, &mut readers, streams, outs)
             }
-            (Some(pairs), true) => fast_4_pairs::<4>(pairs, bits, &mut readers, streams, outs),
-            _ if bits <= 11 => fast_4::<5>(cells, bits, &mut readers, streams, outs),
-            _ => fast_4::<4>(cells, bits, &mut readers, streams, outs),
+            (Some(pairs), true) => fast_4::<_, 4>(pairs, bits, &mut readers, streams, outs),
+            _ if bits <= 11 => fast_4::<_, 5>(cells, bits, &mut readers, streams, outs),
+            _ => fast_4::<_, 4>(cells, bits, &mut readers, streams, outs),
         };
         for ((r, o), done) in readers.iter_mut().zip([o1, o2, o3, o4]).zip(done) {
             for b in &mut o[done..] {
@@ -352,109 +327,11 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
     Ok(n)
 }
 
-/// The interleaved loop of the 4-stream decoder: `N` symbols of each
-/// stream per round (N * bits <= 57 after a refill), the four bit states
-/// in registers, while every stream can refill 8 whole bytes and the
-/// shortest output (the last) has room for a round. Returns the symbols
-/// decoded per stream; `readers` continue from there.
-#[inline(always)]
-fn fast_4<'a, const N: usize>(
-    cells: &[u16; TABLE_CELLS],
-    bits: u32,
-    readers: &mut [BackReader<'a>; 4],
-    streams: [&'a [u8]; 4],
-    outs: [&mut [u8]; 4],
-) -> [usize; 4] {
-    debug_assert!(N as u32 * bits <= 57 && bits >= 1);
-    let rounds = outs[3].len() / N;
-    if rounds == 0 || streams.iter().any(|s| s.len() < 8) {
-        return [0; 4];
-    }
-    let mut pos = [0usize; 4];
-    let mut container = [0u64; 4];
-    let mut consumed = [0u32; 4];
-    for k in 0..4 {
-        (pos[k], container[k], consumed[k]) = readers[k].parts();
-    }
-    let [mut p0, mut p1, mut p2, mut p3] = pos;
-    let [mut c0, mut c1, mut c2, mut c3] = container;
-    let [mut n0, mut n1, mut n2, mut n3] = consumed;
-    let ptrs = [
-        streams[0].as_ptr(),
-        streams[1].as_ptr(),
-        streams[2].as_ptr(),
-        streams[3].as_ptr(),
-    ];
-    let [o0, o1, o2, o3] = outs;
-    let (q0, q1, q2, q3) = (
-        o0.as_mut_ptr(),
-        o1.as_mut_ptr(),
-        o2.as_mut_ptr(),
-        o3.as_mut_ptr(),
-    );
-    let shift = 64 - bits;
-    let mut round = 0;
-    while round < rounds {
-        // Refill all four, or stop where one would pass its start.
-        let (r0, r1, r2, r3) = (
-            (n0 >> 3) as usize,
-            (n1 >> 3) as usize,
-            (n2 >> 3) as usize,
-            (n3 >> 3) as usize,
-        );
-        if p0 < r0 || p1 < r1 || p2 < r2 || p3 < r3 {
-            break;
-        }
-        p0 -= r0;
-        p1 -= r1;
-        p2 -= r2;
-        p3 -= r3;
-        n0 &= 7;
-        n1 &= 7;
-        n2 &= 7;
-        n3 &= 7;
-        // SAFETY: each pos only decreases from its initial value, at most
-        // len - 8 (every stream is at least 8 bytes), so 8 bytes at pos are
-        // inside its stream.
-        unsafe {
-            c0 = u64::from_le(ptrs[0].add(p0).cast::<u64>().read_unaligned());
-            c1 = u64::from_le(ptrs[1].add(p1).cast::<u64>().read_unaligned());
-            c2 = u64::from_le(ptrs[2].add(p2).cast::<u64>().read_unaligned());
-            c3 = u64::from_le(ptrs[3].add(p3).cast::<u64>().read_unaligned());
-        }
-        let at = round * N;
-        for i in 0..N {
-            let e0 = cells[((c0 << n0) >> shift) as usize & (TABLE_CELLS - 1)];
-            let e1 = cells[((c1 << n1) >> shift) as usize & (TABLE_CELLS - 1)];
-            let e2 = cells[((c2 << n2) >> shift) as usize & (TABLE_CELLS - 1)];
-            let e3 = cells[((c3 << n3) >> shift) as usize & (TABLE_CELLS - 1)];
-            n0 += (e0 >> 8) as u32;
-            n1 += (e1 >> 8) as u32;
-            n2 += (e2 >> 8) as u32;
-            n3 += (e3 >> 8) as u32;
-            // SAFETY: at + i < rounds * N <= outs[3].len(), and the other
-            // outputs are at least as long (the first three segments are
-            // equal, the last is the shortest).
-            unsafe {
-                *q0.add(at + i) = e0 as u8;
-                *q1.add(at + i) = e1 as u8;
-                *q2.add(at + i) = e2 as u8;
-                *q3.add(at + i) = e3 as u8;
-            }
-        }
-        round += 1;
-    }
-    for (k, (p, c, n)) in [(p0, c0, n0), (p1, c1, n1), (p2, c2, n2), (p3, c3, n3)]
-        .into_iter()
-        .enumerate()
-    {
-        readers[k] = BackReader::from_parts(streams[k], p, c, n);
-    }
-    [round * N; 4]
-}
-
-/// [`fast_4`] with the double-symbol table: each lookup writes two bytes
-/// and advances by one or two symbols, so the streams' outputs move apart.
+/// The interleaved loop of the 4-stream decoder: `N` lookups of each
+/// stream per round (N * bits <= 57 after a refill), in a `T` table of
+/// single symbols (`u16`) or of pairs (`u32`). Each lookup writes two
+/// bytes and advances by its symbols (one or two), so the streams'
+/// outputs move apart.
 ///
 /// Each stream's state is its window index and a container kept shifted
 /// so its next bits are on top, with a marker bit below the data: the
@@ -464,8 +341,8 @@ fn fast_4<'a, const N: usize>(
 /// 8 bytes) and every output has room for (2 bytes a lookup).
 /// Returns the symbols decoded per stream.
 #[inline(always)]
-fn fast_4_pairs<'a, const N: usize>(
-    pairs: &[u32; TABLE_CELLS],
+fn fast_4<'a, T: Lookup, const N: usize>(
+    table: &[T; TABLE_CELLS],
     bits: u32,
     readers: &mut [BackReader<'a>; 4],
     streams: [&'a [u8]; 4],
@@ -538,29 +415,25 @@ fn fast_4_pairs<'a, const N: usize>(
                 b3 = (u64::from_le(ptrs[3].add(i3).cast::<u64>().read_unaligned()) | 1) << (t3 & 7);
             }
             for _ in 0..N {
-                let e0 = pairs[(b0 >> shift) as usize & (TABLE_CELLS - 1)];
-                let e1 = pairs[(b1 >> shift) as usize & (TABLE_CELLS - 1)];
-                let e2 = pairs[(b2 >> shift) as usize & (TABLE_CELLS - 1)];
-                let e3 = pairs[(b3 >> shift) as usize & (TABLE_CELLS - 1)];
-                b0 <<= (e0 >> 16) & 0x3f;
-                b1 <<= (e1 >> 16) & 0x3f;
-                b2 <<= (e2 >> 16) & 0x3f;
-                b3 <<= (e3 >> 16) & 0x3f;
+                let (e0, l0, n0) = table[(b0 >> shift) as usize & (TABLE_CELLS - 1)].get();
+                let (e1, l1, n1) = table[(b1 >> shift) as usize & (TABLE_CELLS - 1)].get();
+                let (e2, l2, n2) = table[(b2 >> shift) as usize & (TABLE_CELLS - 1)].get();
+                let (e3, l3, n3) = table[(b3 >> shift) as usize & (TABLE_CELLS - 1)].get();
+                b0 <<= l0;
+                b1 <<= l1;
+                b2 <<= l2;
+                b3 <<= l3;
                 // SAFETY: the batch leaves room for 2 bytes a lookup in
                 // every output.
                 unsafe {
-                    p0.cast::<[u8; 2]>()
-                        .write_unaligned((e0 as u16).to_le_bytes());
-                    p1.cast::<[u8; 2]>()
-                        .write_unaligned((e1 as u16).to_le_bytes());
-                    p2.cast::<[u8; 2]>()
-                        .write_unaligned((e2 as u16).to_le_bytes());
-                    p3.cast::<[u8; 2]>()
-                        .write_unaligned((e3 as u16).to_le_bytes());
-                    p0 = p0.add((e0 >> 24) as usize);
-                    p1 = p1.add((e1 >> 24) as usize);
-                    p2 = p2.add((e2 >> 24) as usize);
-                    p3 = p3.add((e3 >> 24) as usize);
+                    p0.cast::<[u8; 2]>().write_unaligned(e0.to_le_bytes());
+                    p1.cast::<[u8; 2]>().write_unaligned(e1.to_le_bytes());
+                    p2.cast::<[u8; 2]>().write_unaligned(e2.to_le_bytes());
+                    p3.cast::<[u8; 2]>().write_unaligned(e3.to_le_bytes());
+                    p0 = p0.add(n0);
+                    p1 = p1.add(n1);
+                    p2 = p2.add(n2);
+                    p3 = p3.add(n3);
                 }
             }
         }
@@ -577,4 +450,48 @@ fn fast_4_pairs<'a, const N: usize>(
         readers[k] = r;
     }
     d
+}
+
+/// A cell of a Huffman decoding table, as the 4-stream loop reads it.
+trait Lookup: Copy {
+    /// (the bytes to store, little-endian; code bits consumed; symbols).
+    fn get(self) -> (u16, u32, usize);
+}
+
+/// A single-symbol cell: `symbol | code_length << 8`.
+impl Lookup for u16 {
+    #[inline(always)]
+    fn get(self) -> (u16, u32, usize) {
+        (self & 0xff, (self >> 8) as u32, 1)
+    }
+}
+
+/// A pair cell (see [`HufTable::build_pairs`]).
+impl Lookup for u32 {
+    #[inline(always)]
+    fn get(self) -> (u16, u32, usize) {
+        (self as u16, (self >> 16) & 0x3f, (self >> 24) as usize)
+    }
+}
+
+/// Run `f` compiled with BMI2's shifts (`shlx`, `shrx`: the bit readers'
+/// variable shifts need no `cl` register) where the CPU has BMI2.
+#[inline(always)]
+fn with_bmi2<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::has(crate::cpu::Isa::Bmi2) {
+        // SAFETY: `bmi2` requires BMI2, which was just detected.
+        return unsafe { bmi2(f) };
+    }
+    f()
+}
+
+/// `f()` in a function compiled with BMI2 (where `f` is inlined).
+///
+/// # Safety
+/// The CPU supports BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn bmi2<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }

@@ -11,12 +11,11 @@ use crate::kernels::portable::Portable;
 use crate::lz4::block::Kernel;
 use std::sync::OnceLock;
 
-/// One kernel's row: its name, required instruction set and sequence loop
-/// (`None` where this build's target cannot compile it).
+/// One kernel's row: its sequence loop (`None` where this build's target
+/// cannot compile it). Its name (the kernel's plain-shape name) and
+/// instruction set come from the kernel table of [`crate::lz4::block`].
 struct Row {
     kernel: Kernel,
-    name: &'static str,
-    isa: Isa,
     /// Whether the loop also uses BMI2 (the x86-64 AVX2 and AVX-512 rows).
     bmi2: bool,
     entry: Option<ExecFn>,
@@ -37,71 +36,51 @@ macro_rules! on_arch {
 static ROWS: [Row; 10] = [
     Row {
         kernel: Kernel::Portable8,
-        name: "portable8",
-        isa: Isa::Baseline,
         bmi2: false,
         entry: Some(exec::<Portable<8>> as ExecFn),
     },
     Row {
         kernel: Kernel::Portable16,
-        name: "portable16",
-        isa: Isa::Baseline,
         bmi2: false,
         entry: Some(exec::<Portable<16>> as ExecFn),
     },
     Row {
         kernel: Kernel::Portable32,
-        name: "portable32",
-        isa: Isa::Baseline,
         bmi2: false,
         entry: Some(exec::<Portable<32>> as ExecFn),
     },
     Row {
         kernel: Kernel::Portable64,
-        name: "portable64",
-        isa: Isa::Baseline,
         bmi2: false,
         entry: Some(exec::<Portable<64>> as ExecFn),
     },
     Row {
         kernel: Kernel::Ssse3x16,
-        name: "ssse3-16",
-        isa: Isa::Ssse3,
         bmi2: false,
         entry: on_arch!("x86_64", x86::ssse3),
     },
     Row {
         kernel: Kernel::Avx2x32,
-        name: "avx2-32",
-        isa: Isa::Avx2,
         bmi2: true,
         entry: on_arch!("x86_64", x86::avx2),
     },
     Row {
         kernel: Kernel::Avx512x64,
-        name: "avx512-64",
-        isa: Isa::Avx512Vbmi,
         bmi2: true,
         entry: on_arch!("x86_64", x86::avx512),
     },
     Row {
         kernel: Kernel::Neon16,
-        name: "neon16",
-        isa: Isa::Neon,
         bmi2: false,
         entry: on_arch!("aarch64", exec::<arm::Neon<1>>),
     },
     Row {
         kernel: Kernel::Neon32,
-        name: "neon32",
-        isa: Isa::Neon,
         bmi2: false,
         entry: on_arch!("aarch64", exec::<arm::Neon<2>>),
     },
     Row {
         kernel: Kernel::Neon64,
-        name: "neon64",
-        isa: Isa::Neon,
         bmi2: false,
         entry: on_arch!("aarch64", exec::<arm::Neon<4>>),
     },
@@ -156,7 +135,7 @@ impl Variant {
     /// Short name, as used by the CLI and in benchmark tables.
     #[inline(never)]
     pub fn name(self) -> &'static str {
-        ROWS[self.0 as usize].name
+        self.0.plain_name()
     }
 
     /// Look a variant up by [`Variant::name`].
@@ -224,7 +203,7 @@ impl Variant {
     /// instruction set was detected.
     pub(crate) fn entry(self) -> Option<ExecFn> {
         let row = &ROWS[self.0 as usize];
-        if !cpu::has(row.isa) || (row.bmi2 && !cpu::has(Isa::Bmi2)) {
+        if !cpu::has(self.0.isa()) || (row.bmi2 && !cpu::has(Isa::Bmi2)) {
             return None;
         }
         row.entry

@@ -239,6 +239,17 @@ impl Kernel {
     pub fn is_portable(self) -> bool {
         matches!(self.row().isa, Isa::Baseline)
     }
+    /// The instruction set the kernel's copies need (every codec's loop
+    /// on this kernel needs at least this).
+    pub(crate) fn isa(self) -> Isa {
+        self.row().isa
+    }
+
+    /// The kernel's name: its plain-shape variant's (`ssse3-16`), which the
+    /// codecs whose loops come in one shape (zstd) use as theirs.
+    pub(crate) fn plain_name(self) -> &'static str {
+        self.row().names[0]
+    }
 }
 
 /// One instantiation of the LZ4 block decode loop: a copy [`Kernel`] (a
