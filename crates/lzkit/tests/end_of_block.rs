@@ -344,7 +344,7 @@ fn blocks_near_the_end_rules_agree_with_c() {
                     .map_err(|e| e.to_string());
                 agree(&ours, &theirs, &|| format!("{v}, {}", what()));
             }
-            // The free functions (this thread's adaptive decoder).
+            // The free functions (no state: the variant a sample of the block suggests).
             let mut dst = vec![fill; cap];
             let ours = block::decompress_with_dict_into(b, &mut dst, dict)
                 .map(|n| dst[..n].to_vec())

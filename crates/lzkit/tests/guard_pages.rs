@@ -134,12 +134,12 @@ struct Case {
 
 /// A decoder under test.
 enum Dec {
-    /// `block::decompress_into` (adaptive; no dictionary).
+    /// `block::decompress_into` (no state; no dictionary).
     Plain,
-    /// `block::decompress_with_dict_into` (adaptive).
+    /// `block::decompress_with_dict_into` (no state).
     WithDict,
     /// `Decoder::with_variant`, forced.
-    Variant(Variant, Decoder),
+    Variant(Variant, Box<Decoder>),
 }
 
 impl Dec {
@@ -162,11 +162,12 @@ impl Dec {
 
 fn decoders() -> Vec<Dec> {
     let mut v = vec![Dec::Plain, Dec::WithDict];
-    v.extend(
-        Variant::available()
-            .iter()
-            .map(|&var| Dec::Variant(var, Decoder::with_variant(var).expect("available"))),
-    );
+    v.extend(Variant::available().iter().map(|&var| {
+        Dec::Variant(
+            var,
+            Box::new(Decoder::with_variant(var).expect("available")),
+        )
+    }));
     v
 }
 

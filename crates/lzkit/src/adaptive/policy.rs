@@ -292,8 +292,19 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
     /// no prior (it explores from the first block). A policy that is not
     /// adaptive is unchanged.
     pub fn with_prior(mut self, prior: Option<A>) -> Self {
-        if !matches!(self.mode, Mode::Adaptive(_)) {
-            return self;
+        self.set_prior(prior);
+        self
+    }
+
+    /// Whether this policy chooses its arm by what it learns.
+    pub fn is_adaptive(&self) -> bool {
+        matches!(self.mode, Mode::Adaptive(_))
+    }
+
+    /// [`Policy::with_prior`] in place.
+    pub fn set_prior(&mut self, prior: Option<A>) {
+        if !self.is_adaptive() {
+            return;
         }
         match prior.and_then(|p| self.arms.iter().position(|a| a.0 == p)) {
             Some(arm) => {
@@ -308,7 +319,6 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
             }
         }
         self.settled_fn = self.arms[self.settled].1;
-        self
     }
 
     /// The same policy (its mode, what it has learned, its prior) over

@@ -14,7 +14,7 @@
 use std::ops::Range;
 use std::time::Instant;
 
-use lzkit::lz4::block::{Decoder, Kernel, Variant, VariantStats};
+use lzkit::lz4::block::{self, Decoder, Kernel, Variant, VariantStats};
 
 use super::codec::{Blocks, Compressor, compress_blocks, ref_decompress};
 use super::rng::Rng;
@@ -60,6 +60,11 @@ pub enum Contender {
     Fixed(Variant),
     /// An adaptive lzkit decoder, one per input, learning over all rounds.
     Adapt,
+    /// A new adaptive lzkit decoder for every pass over the input (each
+    /// read of a file by a fresh decoder: nothing converges).
+    Fresh,
+    /// `lzkit::lz4::block::decompress_into`, the free function (no state).
+    Free,
     /// Copying the decoded bytes block by block: the speed no decoder beats.
     Memcpy,
 }
@@ -69,8 +74,12 @@ impl Contender {
     pub fn all() -> Vec<Contender> {
         let mut all = vec![Contender::Ref, Contender::Lz4Flex];
         all.extend(Variant::available().iter().map(|&v| Contender::Fixed(v)));
-        all.push(Contender::Adapt);
-        all.push(Contender::Memcpy);
+        all.extend([
+            Contender::Adapt,
+            Contender::Fresh,
+            Contender::Free,
+            Contender::Memcpy,
+        ]);
         all
     }
 
@@ -81,6 +90,8 @@ impl Contender {
             Contender::Lz4Flex => "lz4_flex",
             Contender::Fixed(v) => v.name(),
             Contender::Adapt => "adapt",
+            Contender::Fresh => "fresh",
+            Contender::Free => "free",
             Contender::Memcpy => "memcpy",
         }
     }
@@ -138,8 +149,8 @@ pub struct Plan {
 /// What the adaptive decoder ended up with on one input.
 #[derive(Debug, Clone)]
 pub struct AdaptOutcome {
-    /// The variant it started on (`Decoder::process_prior()` when it was
-    /// built), if any: see `Decoder::with_prior`.
+    /// The variant it started on: the data prior from its first block
+    /// (see `Decoder::with_data_prior`).
     pub prior: Option<Variant>,
     /// `Decoder::preferred()`: the variant it believes fastest.
     pub preferred: Variant,
@@ -170,7 +181,10 @@ enum Engine {
     Ref,
     Lz4Flex,
     /// A fixed or adaptive lzkit decoder.
-    Lzkit(Decoder),
+    Lzkit(Box<Decoder>),
+    /// A new adaptive decoder (`Decoder::new()`) per pass.
+    Fresh,
+    Free,
     Memcpy,
 }
 
@@ -178,27 +192,34 @@ enum Engine {
 struct Runner {
     contender: Contender,
     engine: Engine,
-    /// The prior an adaptive engine started on.
+    /// The variant an adaptive engine started on (its data prior).
     prior: Option<Variant>,
 }
 
 impl Runner {
-    fn new(contender: Contender, adapt_seed: u64) -> Result<Runner, String> {
+    fn new(
+        contender: Contender,
+        adapt_seed: u64,
+        first_block: (&[u8], usize),
+    ) -> Result<Runner, String> {
         let prior = match contender {
-            Contender::Adapt => Decoder::process_prior(),
+            Contender::Adapt => Some(block::stream_guess(first_block.0, first_block.1)),
             _ => None,
         };
         let engine = match contender {
             Contender::Ref => Engine::Ref,
             Contender::Lz4Flex => Engine::Lz4Flex,
-            Contender::Fixed(v) => {
-                Engine::Lzkit(Decoder::with_variant(v).map_err(|e| e.to_string())?)
+            Contender::Fixed(v) => Engine::Lzkit(Box::new(
+                Decoder::with_variant(v).map_err(|e| e.to_string())?,
+            )),
+            // What Decoder::new() builds (starting on the variant a sample
+            // of its first block suggests), with a seed of ours, so that
+            // --seed repeats the bandit's random choices too.
+            Contender::Adapt => {
+                Engine::Lzkit(Box::new(Decoder::with_seed(adapt_seed).with_data_prior()))
             }
-            // What Decoder::new() builds (starting on the variant this
-            // process's earlier adaptive decoders settled on most often),
-            // with a seed of ours, so that --seed repeats the bandit's
-            // random choices too.
-            Contender::Adapt => Engine::Lzkit(Decoder::with_seed(adapt_seed).with_prior(prior)),
+            Contender::Fresh => Engine::Fresh,
+            Contender::Free => Engine::Free,
             Contender::Memcpy => Engine::Memcpy,
         };
         Ok(Runner {
@@ -222,6 +243,15 @@ impl Runner {
             Engine::Lzkit(decoder) => decode_blocks(work, out, blocks, |src, dst| {
                 decoder.decompress_into(src, dst).map_err(|e| e.to_string())
             }),
+            Engine::Fresh => {
+                let mut decoder = Decoder::new();
+                decode_blocks(work, out, blocks, |src, dst| {
+                    decoder.decompress_into(src, dst).map_err(|e| e.to_string())
+                })
+            }
+            Engine::Free => decode_blocks(work, out, blocks, |src, dst| {
+                block::decompress_into(src, dst).map_err(|e| e.to_string())
+            }),
             Engine::Memcpy => {
                 for b in work.blocks.blocks.iter().take(blocks) {
                     out[b.original.clone()].copy_from_slice(&work.original[b.original.clone()]);
@@ -243,6 +273,13 @@ impl Runner {
             _ => None,
         }
     }
+}
+
+/// The first compressed block of `work` (empty if it has none).
+fn first_block<'a>(work: &Work<'a>) -> (&'a [u8], usize) {
+    work.blocks.blocks.first().map_or((&[][..], 0), |b| {
+        (&work.blocks.data[b.compressed.clone()], b.original.len())
+    })
 }
 
 /// Decode the first `blocks` blocks each into its place in `out` with
@@ -288,7 +325,7 @@ pub fn measure(
     let work = Work { original, blocks };
     let mut runners = contenders
         .iter()
-        .map(|&c| Runner::new(c, plan.adapt_seed))
+        .map(|&c| Runner::new(c, plan.adapt_seed, first_block(&work)))
         .collect::<Result<Vec<_>, _>>()?;
     // Every pass of a sample decodes into its own copy of the output, so
     // that every decode is checked, not just a sample's last. A cold sample

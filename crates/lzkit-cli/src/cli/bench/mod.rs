@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use lzkit::lz4::block::Variant;
+use lzkit::lz4::block::{self, Variant};
 
 use super::report::{PROGRAM, eprint_line};
 use codec::{Blocks, compress_blocks};
@@ -123,11 +123,13 @@ fn print(text: &str) -> ExitCode {
 }
 
 /// One input: a file, a file of the built-in corpus (by index), or several
-/// inputs concatenated (`--concat`).
+/// inputs concatenated (`--concat`) or interleaved (`--interleave`: their
+/// bytes concatenated, their blocks decoded in turn).
 enum Input {
     File(PathBuf),
     BuiltIn(usize),
     Concat(Vec<Input>),
+    Interleave(Vec<Input>),
 }
 
 impl Input {
@@ -140,6 +142,19 @@ impl Input {
             ),
             Input::BuiltIn(i) => corpus::name(*i).to_string(),
             Input::Concat(all) => format!("{} inputs concatenated", all.len()),
+            Input::Interleave(all) => {
+                let first = all.first().map_or_else(String::new, Input::name);
+                format!("{first} +{}", all.len().saturating_sub(1))
+            }
+        }
+    }
+
+    /// The lengths of the parts whose blocks are interleaved (one part,
+    /// the whole input, unless this is an interleaved group).
+    fn parts(&self, data: &[u8], scale: f64) -> Result<Vec<usize>, Failure> {
+        match self {
+            Input::Interleave(all) => all.iter().map(|i| i.load(scale).map(|d| d.len())).collect(),
+            _ => Ok(vec![data.len()]),
         }
     }
 
@@ -149,7 +164,7 @@ impl Input {
                 std::fs::read(path).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))
             }
             Input::BuiltIn(i) => Ok(corpus::generate(*i, scale)),
-            Input::Concat(all) => {
+            Input::Concat(all) | Input::Interleave(all) => {
                 let mut data = Vec::new();
                 for input in all {
                     data.extend_from_slice(&input.load(scale)?);
@@ -162,8 +177,20 @@ impl Input {
 
 /// The inputs named (a directory: its regular files, sorted by name), or
 /// the built-in corpus when none is; with `concat`, all of them as one.
-fn list_inputs(paths: &[PathBuf], concat: bool) -> Result<Vec<Input>, Failure> {
+fn list_inputs(
+    paths: &[PathBuf],
+    concat: bool,
+    interleave: Option<usize>,
+) -> Result<Vec<Input>, Failure> {
     let inputs = list_each(paths)?;
+    if let Some(n) = interleave {
+        let mut groups = Vec::new();
+        let mut rest = inputs.into_iter().peekable();
+        while rest.peek().is_some() {
+            groups.push(Input::Interleave(rest.by_ref().take(n).collect()));
+        }
+        return Ok(groups);
+    }
     Ok(match concat {
         true => vec![Input::Concat(inputs)],
         false => inputs,
@@ -210,7 +237,14 @@ fn files_in(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
 
 /// What the header says was measured.
 fn source_label(opts: &Options) -> String {
-    let concat = if opts.concat { ", concatenated" } else { "" };
+    let interleaved = opts
+        .interleave
+        .map(|n| format!(", blocks of groups of {n} interleaved"));
+    let concat = match (opts.concat, &interleaved) {
+        (true, _) => ", concatenated",
+        (false, Some(text)) => text.as_str(),
+        (false, None) => "",
+    };
     if opts.inputs.is_empty() {
         return format!("built-in corpus (scale {}){concat}", opts.corpus_scale);
     }
@@ -232,9 +266,9 @@ fn source_label(opts: &Options) -> String {
 /// note. Fails if every input is empty.
 fn for_each_input(
     opts: &Options,
-    mut measure_one: impl FnMut(usize, String, &[u8], &Progress) -> Result<(), Failure>,
+    mut measure_one: impl FnMut(usize, String, &[u8], &[usize], &Progress) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    let inputs = list_inputs(&opts.inputs, opts.concat)?;
+    let inputs = list_inputs(&opts.inputs, opts.concat, opts.interleave)?;
     let rounds_per_file = u64::from(opts.rounds) + 1; // plus the warm-up round
     let progress = Progress::new(!opts.quiet, inputs.len() as u64 * rounds_per_file);
     let mut measured = 0;
@@ -246,7 +280,8 @@ fn for_each_input(
             progress.advance(rounds_per_file);
             continue;
         }
-        measure_one(i, name, &data, &progress)?;
+        let parts = input.parts(&data, opts.corpus_scale)?;
+        measure_one(i, name, &data, &parts, &progress)?;
         measured += 1;
     }
     progress.finish();
@@ -267,9 +302,9 @@ fn run(opts: &Options) -> Result<Report, Failure> {
         false => None,
     };
     let mut files = Vec::new();
-    for_each_input(opts, |i, name, data, progress| {
+    for_each_input(opts, |i, name, data, parts, progress| {
         progress.stage(&name, "compressing");
-        let blocks = compress_blocks(data, opts.block_size, opts.compressor, opts.level)
+        let blocks = interleaved_blocks(data, parts, opts)
             .map_err(|e| Failure::Compress(format!("{name}: {e}")))?;
         progress.stage(&name, "decoding");
         let plan = Plan {
@@ -319,7 +354,70 @@ fn settings(opts: &Options) -> Settings {
         seed: opts.seed,
         variants: Variant::available().to_vec(),
         candidates: Variant::candidates().to_vec(),
+        all_variants: opts.all_variants,
+        interleave: opts.interleave,
     }
+}
+
+/// `data`, made of parts of the lengths `parts`, compressed part by part
+/// in blocks, and the blocks of the parts taken in turn (round-robin: the
+/// first block of each part, then the second of each, ...), as a reader
+/// of several columns decodes them. One part: its blocks in order.
+fn interleaved_blocks(data: &[u8], parts: &[usize], opts: &Options) -> Result<Blocks, String> {
+    let mut each = Vec::with_capacity(parts.len());
+    let mut at = 0;
+    for &len in parts {
+        let part = data
+            .get(at..at + len)
+            .ok_or("an input changed while read")?;
+        each.push((
+            at,
+            compress_blocks(part, opts.block_size, opts.compressor, opts.level)?,
+        ));
+        at += len;
+    }
+    if each.len() == 1 {
+        return Ok(each.pop().map(|(_, b)| b).unwrap_or_else(|| Blocks {
+            data: Vec::new(),
+            blocks: Vec::new(),
+        }));
+    }
+    let mut merged = Blocks {
+        data: Vec::with_capacity(each.iter().map(|(_, b)| b.data.len()).sum()),
+        blocks: Vec::new(),
+    };
+    let most = each.iter().map(|(_, b)| b.blocks.len()).max().unwrap_or(0);
+    for k in 0..most {
+        for (offset, part) in &each {
+            if let Some(b) = part.blocks.get(k) {
+                let start = merged.data.len();
+                merged
+                    .data
+                    .extend_from_slice(&part.data[b.compressed.clone()]);
+                merged.blocks.push(codec::Block {
+                    compressed: start..merged.data.len(),
+                    original: offset + b.original.start..offset + b.original.end,
+                });
+            }
+        }
+    }
+    Ok(merged)
+}
+
+/// The variant the free function uses for most of `blocks`.
+fn free_choice(blocks: &Blocks) -> Variant {
+    let mut counts: Vec<(Variant, usize)> = Vec::new();
+    for b in &blocks.blocks {
+        let v = block::free_variant(&blocks.data[b.compressed.clone()], b.original.len());
+        match counts.iter_mut().find(|c| c.0 == v) {
+            Some(c) => c.1 += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|c| c.1)
+        .map_or(Variant::default_for_cpu(), |c| c.0)
 }
 
 /// One file's row from its measurement (speeds in [`Contender::all`] order).
@@ -335,6 +433,8 @@ fn file_result(
         lz4_flex: f64::NAN,
         variants: Vec::new(),
         adapt: f64::NAN,
+        fresh: f64::NAN,
+        free: f64::NAN,
         memcpy: f64::NAN,
     };
     for (&c, &gbps) in contenders.iter().zip(&measured.gbps) {
@@ -343,6 +443,8 @@ fn file_result(
             Contender::Lz4Flex => speeds.lz4_flex = gbps,
             Contender::Fixed(_) => speeds.variants.push(gbps),
             Contender::Adapt => speeds.adapt = gbps,
+            Contender::Fresh => speeds.fresh = gbps,
+            Contender::Free => speeds.free = gbps,
             Contender::Memcpy => speeds.memcpy = gbps,
         }
     }
@@ -356,6 +458,7 @@ fn file_result(
         blocks: blocks.blocks.len(),
         speeds,
         adapt,
+        free_choice: free_choice(blocks),
     })
 }
 

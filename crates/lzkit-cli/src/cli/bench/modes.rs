@@ -142,7 +142,7 @@ pub fn run(
 ) -> Result<(Table, Vec<String>), Failure> {
     let mut order = Rng::new(opts.seed);
     let mut groups: Vec<Vec<Vec<Cell>>> = Vec::new();
-    for_each_input(opts, |_, name, data, progress| {
+    for_each_input(opts, |_, name, data, _, progress| {
         progress.stage(&name, "measuring");
         let subject = Subject { name: &name, data };
         let rows = measure_one(&subject, &mut order, &mut || progress.advance(1))?;

@@ -119,6 +119,11 @@ pub struct Options {
     pub quiet: bool,
     /// Measure all inputs as one, concatenated (`--concat`).
     pub concat: bool,
+    /// Decode the blocks of this many inputs in turn, round-robin, as one
+    /// measurement (`--interleave N`).
+    pub interleave: Option<usize>,
+    /// Text and markdown: a column per variant (`--variants`).
+    pub all_variants: bool,
     /// `--compress`: the C compressor reuses one state (`--reuse-state`).
     pub reuse_state: bool,
     /// `--codec zstd --whole`: each file one frame, decoded one-shot and
@@ -201,11 +206,20 @@ Options:
       --corpus-scale F   size factor of the built-in corpus (default 1: 44 MiB)
       --concat           measure all inputs as one, concatenated in order
                          (--threads: files under 8 MiB give threads no work)
+      --interleave N     groups of N inputs, each measured as one: their
+                         blocks decoded in turn, round-robin, on one thread
+                         (a column reader; the case for the free function)
+      --variants         text and markdown: a column for every variant
+                         (default: a compact table of 120 columns)
       --quick            smoke test: 5 rounds, built-in corpus at 1/16
   -q, --quiet            no progress bar (shown only on a terminal anyway)
   -h, --help             this help
 
---cold and --compressor apply to block decompression only. In every mode,
+Contenders: ref, lz4_flex, each variant, adapt (one Decoder per input,
+learning over all rounds), fresh (a new Decoder for every pass: each read by
+a fresh decoder), free (block::decompress_into, no state), memcpy.
+
+--cold, --compressor and --interleave apply to block decompression only. In every mode,
 every round trip is verified, each round, and a mismatch stops the run.
 
 Exit status: 0 on success, 1 on a usage or input error, 10 if compression
@@ -234,6 +248,8 @@ struct Raw {
     quick: bool,
     cold: bool,
     concat: bool,
+    interleave: Option<usize>,
+    all_variants: bool,
     reuse_state: bool,
     quiet: bool,
     /// `--codec`: `Some(true)` for zstd.
@@ -342,6 +358,17 @@ fn parse_long(
             no_value()?;
             raw.concat = true;
         }
+        "interleave" => {
+            let n: usize = parse_number(&value()?, "--interleave")?;
+            if n < 2 {
+                return Err("--interleave needs at least 2 inputs per group".into());
+            }
+            raw.interleave = Some(n);
+        }
+        "variants" => {
+            no_value()?;
+            raw.all_variants = true;
+        }
         "reuse-state" => {
             no_value()?;
             raw.reuse_state = true;
@@ -444,6 +471,8 @@ fn resolve(raw: Raw) -> Result<Options, String> {
         cold: raw.cold,
         quiet: raw.quiet,
         concat: raw.concat,
+        interleave: raw.interleave,
+        all_variants: raw.all_variants,
         reuse_state: raw.reuse_state,
         whole: raw.whole,
         fault: None,
@@ -488,7 +517,13 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
     if raw.reuse_state && mode != Mode::Compress {
         return Err("--reuse-state applies to --compress only".into());
     }
+    if raw.concat && raw.interleave.is_some() {
+        return Err("--concat and --interleave: one at a time".into());
+    }
     if mode != Mode::Decode {
+        if raw.interleave.is_some() {
+            return Err("--interleave applies to block decompression only".into());
+        }
         if raw.cold {
             return Err("--cold applies to block decompression only".into());
         }

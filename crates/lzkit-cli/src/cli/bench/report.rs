@@ -58,6 +58,12 @@ pub struct Settings {
     pub variants: Vec<Variant>,
     /// Variants the adaptive decoder chooses among.
     pub candidates: Vec<Variant>,
+    /// Text and markdown: every variant's column (`--variants`), not the
+    /// compact table.
+    pub all_variants: bool,
+    /// Inputs decoded block by block in turn, in groups of this many
+    /// (`--interleave N`).
+    pub interleave: Option<usize>,
 }
 
 /// Decoding speeds of one file in GB/s (10^9 decoded bytes per second).
@@ -71,6 +77,10 @@ pub struct Speeds {
     pub variants: Vec<f64>,
     /// The adaptive decoder.
     pub adapt: f64,
+    /// A new adaptive decoder per pass (per read of the file).
+    pub fresh: f64,
+    /// The free function `block::decompress_into`.
+    pub free: f64,
     /// Copying the decoded bytes.
     pub memcpy: f64,
 }
@@ -90,6 +100,8 @@ pub struct FileResult {
     pub speeds: Speeds,
     /// The adaptive decoder's choices.
     pub adapt: AdaptOutcome,
+    /// The variant the free function chose for most blocks.
+    pub free_choice: Variant,
 }
 
 /// The whole run.
@@ -112,6 +124,10 @@ struct Derived {
     best: Variant,
     /// adapt / ref.
     adapt_boost: f64,
+    /// fresh / ref.
+    fresh_boost: f64,
+    /// free / ref.
+    free_boost: f64,
     /// max / ref.
     max_boost: f64,
     /// adapt / max.
@@ -132,6 +148,8 @@ impl Derived {
             max,
             best,
             adapt_boost: s.adapt / s.reference,
+            fresh_boost: s.fresh / s.reference,
+            free_boost: s.free / s.reference,
             max_boost: max / s.reference,
             adapt_over_max: s.adapt / max,
         }
@@ -159,12 +177,13 @@ struct Summary {
     derived: Derived,
     /// adapt / that variant's speed, geometric mean.
     adapt_over_fixed: f64,
-    /// Lowest adapt_boost, max_boost, adapt_over_max, adapt_over_fixed.
+    /// Lowest adapt_boost, fresh_boost, free_boost, max_boost,
+    /// adapt_over_max, adapt_over_fixed.
     worst: Vec<Worst>,
     /// Files on which each candidate was the adaptive decoder's preference.
     preferred: Vec<(Variant, usize)>,
     /// Files on which each candidate was the variant the adaptive decoder
-    /// started on (the process prior).
+    /// started on (its data prior).
     primed: Vec<(Variant, usize)>,
     /// Files on which the preference was the fastest fixed variant.
     preferred_is_best: usize,
@@ -204,6 +223,8 @@ impl Summary {
         };
         let worst = vec![
             worst_of("adapt_boost", &|i| derived[i].adapt_boost),
+            worst_of("fresh_boost", &|i| derived[i].fresh_boost),
+            worst_of("free_boost", &|i| derived[i].free_boost),
             worst_of("max_boost", &|i| derived[i].max_boost),
             worst_of("adapt_over_max", &|i| derived[i].adapt_over_max),
             worst_of("adapt_over_fixed", &over_fixed),
@@ -225,6 +246,8 @@ impl Summary {
                 lz4_flex: geo(&|i| files[i].speeds.lz4_flex),
                 variants: variant_geo,
                 adapt: geo(&|i| files[i].speeds.adapt),
+                fresh: geo(&|i| files[i].speeds.fresh),
+                free: geo(&|i| files[i].speeds.free),
                 memcpy: geo(&|i| files[i].speeds.memcpy),
             },
             derived: Derived {
@@ -235,6 +258,8 @@ impl Summary {
                     .copied()
                     .unwrap_or(Variant::plain(Kernel::Portable16)),
                 adapt_boost: geo(&|i| derived[i].adapt_boost),
+                fresh_boost: geo(&|i| derived[i].fresh_boost),
+                free_boost: geo(&|i| derived[i].free_boost),
                 max_boost: geo(&|i| derived[i].max_boost),
                 adapt_over_max: geo(&|i| derived[i].adapt_over_max),
             },
@@ -269,9 +294,13 @@ fn speed_head(settings: &Settings) -> Vec<String> {
     head.extend(
         [
             "adapt",
+            "fresh",
+            "free",
             "max",
             "best",
             "adapt_boost",
+            "fresh_boost",
+            "free_boost",
             "max_boost",
             "adapt_over_max",
             "memcpy",
@@ -292,9 +321,13 @@ fn speed_cells(s: &Speeds, d: &Derived) -> Vec<Cell> {
     cells.extend(s.variants.iter().map(|&g| Cell::Speed(g)));
     cells.extend([
         Cell::Speed(s.adapt),
+        Cell::Speed(s.fresh),
+        Cell::Speed(s.free),
         Cell::Speed(d.max),
         Cell::Text(d.best.name().into()),
         Cell::Ratio(d.adapt_boost),
+        Cell::Ratio(d.fresh_boost),
+        Cell::Ratio(d.free_boost),
         Cell::Ratio(d.max_boost),
         Cell::Ratio(d.adapt_over_max),
         Cell::Speed(s.memcpy),
@@ -302,12 +335,17 @@ fn speed_cells(s: &Speeds, d: &Derived) -> Vec<Cell> {
     cells
 }
 
-/// The worst row's speed cells: only the three ratio columns.
-fn worst_cells(sum: &Summary, n_variants: usize) -> Vec<Cell> {
-    let mut cells = vec![Cell::Empty; 3 + n_variants + 3];
-    cells.extend(sum.worst[..3].iter().map(|w| Cell::Ratio(w.value)));
-    cells.push(Cell::Empty);
-    cells
+/// The worst row's cells under the columns `head`: the lowest value of
+/// each ratio column that has one, empty elsewhere.
+fn worst_cells(sum: &Summary, head: &[String]) -> Vec<Cell> {
+    head.iter()
+        .map(|h| {
+            sum.worst
+                .iter()
+                .find(|w| w.column == h)
+                .map_or(Cell::Empty, |w| Cell::Ratio(w.value))
+        })
+        .collect()
 }
 
 impl Report {
@@ -333,23 +371,136 @@ impl Report {
         // In markdown, lines of prose need a blank line between paragraphs
         // and two trailing spaces to break; a list keeps them apart simply.
         let bullet = if md { "- " } else { "" };
+        // Prose lines fit a terminal as text; markdown leaves the wrapping
+        // to its reader.
+        let prose = |out: &mut String, lines: Vec<String>| {
+            for line in lines {
+                match md {
+                    true => {
+                        let _ = writeln!(out, "{bullet}{line}");
+                    }
+                    false => out.push_str(&wrap(&line, TEXT_WIDTH)),
+                }
+            }
+        };
+        let full = self.settings.all_variants;
         let mut out = String::new();
-        for line in self.header_lines(sum) {
-            let _ = writeln!(out, "{bullet}{line}");
-        }
+        prose(&mut out, self.header_lines(sum));
         out.push('\n');
-        out.push_str(&render(&self.speed_table(derived, sum)));
+        out.push_str(&render(&match full {
+            true => self.speed_table(derived, sum),
+            false => self.compact_table(derived, sum),
+        }));
         out.push('\n');
-        for line in self.summary_lines(sum) {
-            let _ = writeln!(out, "{bullet}{line}");
-        }
+        prose(&mut out, self.summary_lines(sum));
         out.push('\n');
-        out.push_str(&render(&self.adapt_table(derived)));
+        out.push_str(&render(&match full {
+            true => self.adapt_table(derived),
+            false => self.compact_adapt_table(derived),
+        }));
         out.push('\n');
-        for line in self.adapt_lines(sum) {
-            let _ = writeln!(out, "{bullet}{line}");
-        }
+        prose(&mut out, self.adapt_lines(sum));
         out
+    }
+
+    /// The default text table, under [`TEXT_WIDTH`] columns: ref, lz4_flex,
+    /// the adaptive decoder, memcpy, the best fixed variant and the
+    /// ratios to ref (every variant's column with `--variants`).
+    fn compact_table(&self, derived: &[Derived], sum: &Summary) -> Table {
+        let head: Vec<String> = [
+            "file", "size", "ratio", "ref", "flex", "adapt", "copy", "best", "m/ref", "a/ref",
+            "n/ref", "f/ref", "a/max",
+        ]
+        .map(String::from)
+        .to_vec();
+        let cells = |s: &Speeds, d: &Derived| {
+            vec![
+                Cell::Compression(d.ratio),
+                Cell::Speed(s.reference),
+                Cell::Speed(s.lz4_flex),
+                Cell::Speed(s.adapt),
+                Cell::Speed(s.memcpy),
+                Cell::Text(d.best.name().into()),
+                Cell::Ratio(d.max_boost),
+                Cell::Ratio(d.adapt_boost),
+                Cell::Ratio(d.fresh_boost),
+                Cell::Ratio(d.free_boost),
+                Cell::Ratio(d.adapt_over_max),
+            ]
+        };
+        let mut rows: Vec<Vec<Cell>> = self
+            .files
+            .iter()
+            .zip(derived)
+            .map(|(f, d)| {
+                let mut r = vec![Cell::Text(short_name(&f.name)), Cell::Size(f.bytes as u64)];
+                r.extend(cells(&f.speeds, d));
+                r
+            })
+            .collect();
+        let summary_from = rows.len();
+        let mut geo = vec![Cell::Text("geomean".into()), Cell::Size(sum.bytes as u64)];
+        geo.extend(cells(&sum.speeds, &sum.derived));
+        rows.push(geo);
+        let long = [
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "max_boost",
+            "adapt_boost",
+            "fresh_boost",
+            "free_boost",
+            "adapt_over_max",
+        ]
+        .map(String::from);
+        let mut worst = worst_cells(sum, &long);
+        worst[0] = Cell::Text("worst".into());
+        rows.push(worst);
+        Table {
+            head,
+            rows,
+            summary_from,
+        }
+    }
+
+    /// The default choice table: per file, what each entry point decoded
+    /// with, and the fastest fixed variant.
+    fn compact_adapt_table(&self, derived: &[Derived]) -> Table {
+        let head = ["file", "adapt", "pulls", "fresh", "free", "best"]
+            .map(String::from)
+            .to_vec();
+        let rows = self
+            .files
+            .iter()
+            .zip(derived)
+            .map(|(f, d)| {
+                let pulls: u64 = f.adapt.arms.iter().map(|a| a.blocks).sum();
+                let on_preferred = f
+                    .adapt
+                    .arms
+                    .iter()
+                    .find(|a| a.variant == f.adapt.preferred)
+                    .map_or(0, |a| a.blocks);
+                vec![
+                    Cell::Text(short_name(&f.name)),
+                    Cell::Text(f.adapt.preferred.name().into()),
+                    Cell::Text(format!("{on_preferred}/{pulls}")),
+                    Cell::Text(f.adapt.prior.map_or("-", |v| v.name()).into()),
+                    Cell::Text(f.free_choice.name().into()),
+                    Cell::Text(d.best.name().into()),
+                ]
+            })
+            .collect();
+        Table {
+            head,
+            rows,
+            summary_from: usize::MAX,
+        }
     }
 
     fn header_lines(&self, sum: &Summary) -> Vec<String> {
@@ -381,14 +532,32 @@ impl Report {
                 "ref = {}; lz4_flex = lz4_flex::block::decompress_into (safe); {} = lzkit \
                  Decoder::with_variant (a name ending in m: the loop with the match-only branch; \
                  in h: medium matches without a length branch); \
-                 adapt = lzkit Decoder, one per file, learning over all rounds among {}",
+                 adapt = lzkit Decoder, one per file, learning over all rounds among {}; \
+                 fresh = a new Decoder for every pass over the file (each read by a fresh \
+                 decoder); free = block::decompress_into (keeps no state){}",
                 s.reference,
                 names(&s.variants),
-                names(&s.candidates)
+                names(&s.candidates),
+                match s.interleave {
+                    Some(n) => format!(
+                        "; each row a group of {n} files whose blocks are decoded in turn, \
+                         round-robin (named by its first file)"
+                    ),
+                    None => String::new(),
+                }
             ),
-            "max, best = fastest fixed variant; adapt_boost = adapt/ref; max_boost = max/ref; \
-             adapt_over_max = adapt/max; memcpy = copying the decoded bytes (the ceiling)"
-                .to_string(),
+            match s.all_variants {
+                true => "max, best = fastest fixed variant; adapt_boost = adapt/ref; \
+                         fresh_boost, free_boost = fresh/ref, free/ref; max_boost = max/ref; \
+                         adapt_over_max = adapt/max; memcpy = copying the decoded bytes (the \
+                         ceiling)"
+                    .to_string(),
+                false => "flex = lz4_flex; copy = memcpy, copying the decoded bytes (the \
+                          ceiling); best = fastest fixed variant (all of them: --variants); \
+                          m/ref = best/ref (max_boost); a/ref, n/ref, f/ref = adapt, fresh, free \
+                          over ref; a/max = adapt/best (adapt_over_max)"
+                    .to_string(),
+            },
             format!(
                 "skipped (this CPU cannot run them): {}",
                 match skipped(&s.variants).as_slice() {
@@ -430,7 +599,7 @@ impl Report {
     fn summary_rows(&self, sum: &Summary, lead: [Vec<Cell>; 2], tail: usize) -> [Vec<Cell>; 2] {
         let [mut geo, mut worst] = lead;
         geo.extend(speed_cells(&sum.speeds, &sum.derived));
-        worst.extend(worst_cells(sum, self.settings.variants.len()));
+        worst.extend(worst_cells(sum, &speed_head(&self.settings)));
         for row in [&mut geo, &mut worst] {
             row.extend(vec![Cell::Empty; tail]);
         }
@@ -494,12 +663,27 @@ impl Report {
     fn adapt_lines(&self, sum: &Summary) -> Vec<String> {
         let counts = on_files(sum.preferred.iter());
         let mut lines = vec![
-            "adaptive decoder per file: preferred = Decoder::preferred() after all rounds, last = \
-             last_variant(), best = fastest fixed variant, pulls = blocks each candidate decoded \
-             (stats(); blocks under the timing threshold are timed in batches, and once the \
-             choice is clear most blocks go to the settled variant untimed); names ending in m \
-             have the match-only branch, in h the branch-free medium matches"
-                .to_string(),
+            match self.settings.all_variants {
+                true => {
+                    "adaptive decoder per file: preferred = Decoder::preferred() after all \
+                         rounds, last = last_variant(), best = fastest fixed variant, pulls = \
+                         blocks each candidate decoded (stats(); blocks under the timing \
+                         threshold are timed in batches, and once the choice is clear most blocks \
+                         go to the settled variant untimed); prior = the variant a sample of the \
+                         first block suggested, free_choice = the free function's variant for \
+                         most blocks; names ending in m have the match-only branch, in h the \
+                         branch-free medium matches"
+                }
+                false => {
+                    "choices per file: adapt = the adaptive decoder's preference after all \
+                          rounds, pulls = blocks it decoded with it / all; fresh = the variant a \
+                          new decoder starts on (a sample of the first block; it explores only \
+                          after 2 MiB); free = the free function's variant for most blocks; \
+                          best = fastest fixed variant; names ending in m have the match-only \
+                          branch, in h the branch-free medium matches"
+                }
+            }
+            .to_string(),
             format!(
                 "preferred: {} files; preferred = best on {} of {} files",
                 counts.join(", "),
@@ -510,8 +694,8 @@ impl Report {
         let primed = on_files(sum.primed.iter().filter(|c| c.1 > 0));
         if !primed.is_empty() {
             lines.push(format!(
-                "started on the process prior (the variant earlier files' adaptive decoders \
-                 settled on most often; trusted for the first {} MiB, then explored): {}",
+                "started on (the variant a sample of the first block suggested; trusted for \
+                 the first {} MiB, then explored): {}",
                 PRIOR_TRUST_BYTES >> 20,
                 primed.join(", ")
             ));
@@ -519,8 +703,8 @@ impl Report {
         if sum.untimed > 0 {
             lines.push(format!(
                 "{} files were decoded without a single timing of {} KiB or more completing: \
-                 the adaptive decoder used the variant it started on, the process prior or \
-                 its default (see last and preferred)",
+                 the adaptive decoder used the variant it started on (see last and \
+                 preferred)",
                 sum.untimed,
                 MIN_TIMED_BYTES >> 10
             ));
@@ -536,7 +720,12 @@ impl Report {
             .map(String::from)
             .to_vec();
         head.extend(speed_head(&self.settings));
-        head.extend(["preferred".to_string(), "last".into()]);
+        head.extend([
+            "preferred".to_string(),
+            "last".into(),
+            "prior".into(),
+            "free_choice".into(),
+        ]);
         head.extend(cands.iter().map(|v| format!("pulls_{}", v.name())));
         let mut rows: Vec<Vec<Cell>> = self
             .files
@@ -552,6 +741,8 @@ impl Report {
                 r.extend(speed_cells(&f.speeds, d));
                 r.push(Cell::Text(f.adapt.preferred.name().into()));
                 r.push(Cell::Text(f.adapt.last.name().into()));
+                r.push(Cell::Text(f.adapt.prior.map_or("", |v| v.name()).into()));
+                r.push(Cell::Text(f.free_choice.name().into()));
                 r.extend(pulls(&f.adapt, cands).map(Cell::Count));
                 r
             })
@@ -571,7 +762,7 @@ impl Report {
             ],
         ];
         let summary_from = rows.len();
-        rows.extend(self.summary_rows(sum, lead, 2 + cands.len()));
+        rows.extend(self.summary_rows(sum, lead, 4 + cands.len()));
         Table {
             head,
             rows,
@@ -595,6 +786,11 @@ impl Report {
                 ("stat", json_str(s.stat.name())),
                 ("cold", s.cold.to_string()),
                 ("seed", s.seed.to_string()),
+                (
+                    "interleave",
+                    s.interleave
+                        .map_or_else(|| "null".to_string(), |n| n.to_string()),
+                ),
                 (
                     "unit",
                     json_str("GB/s (10^9 decompressed bytes per second)")
@@ -634,8 +830,11 @@ impl Report {
             ("max", json_num(d.max)),
             ("best", json_str(d.best.name())),
             ("adapt_boost", json_num(d.adapt_boost)),
+            ("fresh_boost", json_num(d.fresh_boost)),
+            ("free_boost", json_num(d.free_boost)),
             ("max_boost", json_num(d.max_boost)),
             ("adapt_over_max", json_num(d.adapt_over_max)),
+            ("free_choice", json_str(f.free_choice.name())),
             ("preferred", json_str(f.adapt.preferred.name())),
             ("last", json_str(f.adapt.last.name())),
             (
@@ -657,6 +856,8 @@ impl Report {
             fields.push((v.name(), json_num(g)));
         }
         fields.push(("adapt", json_num(s.adapt)));
+        fields.push(("fresh", json_num(s.fresh)));
+        fields.push(("free", json_num(s.free)));
         fields.push(("memcpy", json_num(s.memcpy)));
         json_object(&fields)
     }
@@ -667,6 +868,8 @@ impl Report {
             ("gbps", self.json_speeds(&sum.speeds)),
             ("max", json_num(sum.derived.max)),
             ("adapt_boost", json_num(sum.derived.adapt_boost)),
+            ("fresh_boost", json_num(sum.derived.fresh_boost)),
+            ("free_boost", json_num(sum.derived.free_boost)),
             ("max_boost", json_num(sum.derived.max_boost)),
             ("adapt_over_max", json_num(sum.derived.adapt_over_max)),
             ("adapt_over_fixed", json_num(sum.adapt_over_fixed)),
@@ -696,6 +899,47 @@ impl Report {
             ("untimed_files", sum.untimed.to_string()),
         ])
     }
+}
+
+/// The width text output's prose lines and default table fit in.
+pub const TEXT_WIDTH: usize = 120;
+/// The longest file name the compact tables show whole.
+const SHORT_NAME: usize = 28;
+
+/// `name`, cut to [`SHORT_NAME`] characters with a `~` where it was cut.
+fn short_name(name: &str) -> String {
+    match name.char_indices().nth(SHORT_NAME - 1) {
+        Some((at, _)) if name.chars().count() > SHORT_NAME => format!("{}~", &name[..at]),
+        _ => name.to_string(),
+    }
+}
+
+/// `line` broken at spaces into lines of at most `width` characters (a
+/// longer word stays whole), the later ones indented by two spaces; each
+/// ends in a newline.
+pub fn wrap(line: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut current = String::new();
+    // Characters in `current`, and whether it holds a word yet.
+    let (mut len, mut started) = (0usize, false);
+    for word in line.split_whitespace() {
+        let w = word.chars().count();
+        if started && len + 1 + w > width {
+            out.push_str(&current);
+            out.push('\n');
+            current = String::from("  ");
+            (len, started) = (2, false);
+        }
+        if started {
+            current.push(' ');
+            len += 1;
+        }
+        current.push_str(word);
+        (len, started) = (len + w, true);
+    }
+    out.push_str(&current);
+    out.push('\n');
+    out
 }
 
 /// Blocks each of `candidates` decoded, in that order.
@@ -735,6 +979,8 @@ mod tests {
                 lz4_flex: 1.0,
                 variants,
                 adapt,
+                fresh: adapt,
+                free: reference,
                 memcpy: 20.0,
             },
             adapt: AdaptOutcome {
@@ -748,6 +994,7 @@ mod tests {
                     cost_per_byte: 0.25,
                 }],
             },
+            free_choice: Variant::plain(Kernel::Portable16),
         }
     }
 
@@ -767,6 +1014,8 @@ mod tests {
                     Variant::plain(Kernel::Portable16),
                 ],
                 candidates: vec![Variant::plain(Kernel::Portable8)],
+                all_variants: true,
+                interleave: None,
             },
             files: vec![
                 file("a,b", 2.0, vec![3.0, 4.0], 4.0),
@@ -801,6 +1050,40 @@ mod tests {
     }
 
     #[test]
+    fn compact_text_fits_a_terminal() {
+        let mut r = report();
+        r.settings.all_variants = false;
+        r.files[0].name = "a_rather_long_file_name_of_a_column.Float64".into();
+        let text = r.render(Format::Text);
+        for line in text.lines() {
+            assert!(line.chars().count() <= TEXT_WIDTH, "{line}");
+        }
+        for col in [
+            "flex", "copy", "m/ref", "a/ref", "n/ref", "f/ref", "a/max", "worst",
+        ] {
+            assert!(text.contains(col), "{col} missing:\n{text}");
+        }
+        assert!(text.contains("a_rather_long_file_name_of~"));
+        // The full table is still there with --variants, in every format.
+        assert!(r.render(Format::Csv).contains("portable16"));
+        assert!(!text.contains("portable16 "));
+    }
+
+    #[test]
+    fn wrapping_keeps_every_word() {
+        let line = "one two three four five six seven eight nine ten";
+        let wrapped = wrap(line, 14);
+        assert!(
+            wrapped.lines().all(|l| l.chars().count() <= 14),
+            "{wrapped}"
+        );
+        let words: Vec<&str> = wrapped.split_whitespace().collect();
+        assert_eq!(words.join(" "), line);
+        assert!(wrapped.lines().skip(1).all(|l| l.starts_with("  ")));
+        assert_eq!(wrap("short", 80), "short\n");
+    }
+
+    #[test]
     fn formats_carry_every_column() {
         let r = report();
         let text = r.render(Format::Text);
@@ -824,6 +1107,7 @@ mod tests {
         );
         let json = r.render(Format::Json);
         assert!(json.contains("\"source\": \"test \\\"data\\\"\""));
+        assert!(json.contains("\"free_boost\": 1.0000"));
         assert!(json.contains("\"adapt_boost\": 2.0000"));
     }
 }

@@ -2,6 +2,7 @@
 //! LZ4 [`Policy`] over the decode variants.
 
 use super::decompress::Decoded;
+use super::guess::{STREAM_SAMPLE, guess};
 use super::variant::{DecodeFn, DictDecodeFn, Variant};
 use crate::adaptive::{Policy, Votes};
 use crate::error::{Error, Result};
@@ -58,12 +59,26 @@ static VOTES: Votes = Votes::new();
 /// ```
 #[derive(Debug, Clone)]
 pub struct Decoder {
-    policy: Policy<Variant, DecodeFn>,
+    /// The chooser; `None` during a new decoder's opening (see
+    /// [`Decoder::new`]), which decodes with the CPU's default variant.
+    policy: Option<Policy<Variant, DecodeFn>>,
     /// The policy for blocks with an external dictionary (a separate
     /// instantiation of the loop), made from `policy` on the first such
     /// block (boxed: most decoders never see a dictionary).
     dict_policy: Option<Box<Policy<Variant, DictDecodeFn>>>,
+    /// Whether the first block still has to set the prior (see
+    /// [`Decoder::with_data_prior`]).
+    data_prior: bool,
+    /// Output decoded during the opening.
+    opening: usize,
 }
+
+/// A new decoder's opening: the output it decodes as the free function
+/// does, each block with the variant a sample of it suggests, before it
+/// sets up its chooser (a few allocations and a clock read, which a short
+/// stream, or a file read once, should not pay: on a 26 KiB column they
+/// cost a third of the decode time).
+const OPENING_BYTES: usize = 256 << 10;
 
 impl Default for Decoder {
     fn default() -> Self {
@@ -74,23 +89,78 @@ impl Default for Decoder {
 impl Decoder {
     /// An adaptive decoder over every variant this CPU can run.
     ///
-    /// It starts on the [process prior](Decoder::process_prior), if there
-    /// is one yet (see [`Decoder::with_prior`]): a short stream cannot pay
-    /// for trying every variant, so it uses the one that other streams of
-    /// this process found fastest most often.
+    /// It costs nothing to make and nothing to keep while a stream is
+    /// short: its first 256 KiB of output are decoded as the free function
+    /// [`super::decompress_into`] decodes, each block with the variant a
+    /// sample of its first sequences suggests ([`super::free_variant`]).
+    /// The next block sets up the chooser, which starts on the variant
+    /// that a larger sample of that block suggests (see
+    /// [`Decoder::with_data_prior`]), trusts it for 2 MiB, then explores.
+    /// It never starts from what other streams (other decoders of this
+    /// process) learned, so unrelated streams decoded in turn cannot
+    /// mislead each other.
     pub fn new() -> Self {
+        Decoder {
+            policy: None,
+            dict_policy: None,
+            data_prior: true,
+            opening: 0,
+        }
+    }
+
+    /// The adaptive policy a new decoder sets up when its opening ends.
+    fn opening_policy() -> Policy<Variant, DecodeFn> {
         // Any varying seed will do; choices only affect speed.
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
         let seed = now.as_nanos() as u64 ^ ((std::process::id() as u64) << 32);
-        Decoder::with_seed(seed).with_prior(Decoder::process_prior())
+        Decoder::adaptive_policy(seed)
+    }
+
+    /// The policy, set up now if this decoder was still in its opening.
+    fn policy_mut(&mut self) -> &mut Policy<Variant, DecodeFn> {
+        self.policy.get_or_insert_with(Decoder::opening_policy)
+    }
+
+    /// Start this adaptive decoder on the variant that a sample of its
+    /// first block suggests: the share of sequences without literals picks
+    /// the loop shape (the match-only branch pays where most sequences have
+    /// none) and the mean match length the copy width. The first
+    /// [`PRIOR_TRUST_BYTES`] of output are decoded with it, untimed; then
+    /// the decoder explores and settles on what its own timings show. The
+    /// sample reads a few hundred sequences once (well under a
+    /// microsecond). A decoder that is not adaptive: unchanged.
+    ///
+    /// ```
+    /// use lzkit::lz4::block::{self, Decoder};
+    /// let column: Vec<u8> = (0u32..20_000).flat_map(|i| (i / 8 % 64).to_le_bytes()).collect();
+    /// let packed = block::compress(&column, 1);
+    /// let mut d = Decoder::with_seed(7).with_data_prior();
+    /// let mut out = vec![0u8; column.len()];
+    /// assert_eq!(d.decompress_into(&packed, &mut out)?, column.len());
+    /// assert_eq!(out, column);
+    /// # Ok::<(), lzkit::Error>(())
+    /// ```
+    pub fn with_data_prior(mut self) -> Self {
+        self.data_prior = self.policy.as_ref().is_none_or(Policy::is_adaptive);
+        self
+    }
+
+    /// Set the data prior from `src`, the stream's first block, if it is
+    /// still to be set.
+    fn take_data_prior(&mut self, src: &[u8], capacity: usize) {
+        if std::mem::take(&mut self.data_prior) {
+            let prior = guess(src, capacity, STREAM_SAMPLE);
+            self.policy_mut().set_prior(Some(prior));
+        }
     }
 
     /// The variant that this process's adaptive decoders settled on most
     /// often, or `None` before any has settled. Each adaptive decoder
     /// votes once, when it has tried every candidate and timed its
-    /// favourite 32 times; ties go to the earlier candidate.
+    /// favourite 32 times; ties go to the earlier candidate. No decoder
+    /// starts on it unless asked (`Decoder::with_seed(s).with_prior(...)`).
     pub fn process_prior() -> Option<Variant> {
         let candidates = Variant::candidates();
         VOTES.leader(candidates.len()).map(|i| candidates[i])
@@ -111,18 +181,23 @@ impl Decoder {
     /// [`PRIOR_TRUST_BYTES`] of output are decoded with that variant,
     /// untimed, and only then does it explore. `None`, or a variant that
     /// is not a candidate: no prior, it explores from its first block
-    /// (this also drops the prior [`Decoder::new`] starts on). A decoder
-    /// that is not adaptive: unchanged.
-    pub fn with_prior(self, prior: Option<Variant>) -> Self {
+    /// (either way this replaces the [data prior](Decoder::with_data_prior)
+    /// [`Decoder::new`] starts on). A decoder that is not adaptive:
+    /// unchanged.
+    pub fn with_prior(mut self, prior: Option<Variant>) -> Self {
+        let policy = self.policy_mut().clone();
         Decoder {
-            policy: self.policy.with_prior(prior),
+            policy: Some(policy.with_prior(prior)),
             dict_policy: None,
+            data_prior: false,
+            opening: 0,
         }
     }
 
     /// This adaptive decoder without a prior: it explores from its first
-    /// block, whatever other streams of this process learned (it still
-    /// votes once it converges). The same as `with_prior(None)`.
+    /// block (it still votes once it converges). The same as
+    /// `with_prior(None)`; it also drops the [data
+    /// prior](Decoder::with_data_prior).
     ///
     /// ```
     /// use lzkit::lz4::block::Decoder;
@@ -137,15 +212,23 @@ impl Decoder {
 
     /// An adaptive decoder whose choices are reproducible for `seed`.
     pub fn with_seed(seed: u64) -> Self {
+        Decoder {
+            policy: Some(Decoder::adaptive_policy(seed)),
+            dict_policy: None,
+            data_prior: false,
+            opening: 0,
+        }
+    }
+
+    /// An adaptive policy over the candidates, settled on the CPU's
+    /// default variant, without a prior.
+    fn adaptive_policy(seed: u64) -> Policy<Variant, DecodeFn> {
         let arms = arms_of(Variant::candidates());
         let initial = arms
             .iter()
             .position(|a| a.0 == Variant::default_for_cpu())
             .unwrap_or(0);
-        Decoder {
-            policy: Policy::adaptive(arms, initial, seed, Some(&VOTES)),
-            dict_policy: None,
-        }
+        Policy::adaptive(arms, initial, seed, Some(&VOTES))
     }
 
     /// A decoder that always uses `variant`. Fails if this CPU cannot run it.
@@ -154,15 +237,11 @@ impl Decoder {
             variant: variant.name(),
         })?;
         Ok(Decoder {
-            policy: Policy::fixed(variant, entry),
+            policy: Some(Policy::fixed(variant, entry)),
             dict_policy: None,
+            data_prior: false,
+            opening: 0,
         })
-    }
-
-    /// A fixed decoder on [`Variant::default_for_cpu`] (available by
-    /// construction), for a one-off decode with no learning.
-    pub(crate) fn for_cpu() -> Self {
-        Decoder::with_variant(Variant::default_for_cpu()).unwrap_or_else(|_| Decoder::with_seed(0))
     }
 
     /// A decoder that uses each available variant in turn, block by block
@@ -170,8 +249,10 @@ impl Decoder {
     #[doc(hidden)]
     pub fn round_robin() -> Self {
         Decoder {
-            policy: Policy::round_robin(arms_of(Variant::available())),
+            policy: Some(Policy::round_robin(arms_of(Variant::available()))),
             dict_policy: None,
+            data_prior: false,
+            opening: 0,
         }
     }
 
@@ -218,13 +299,17 @@ impl Decoder {
             return self.decompress_into(src, dst);
         }
         if self.dict_policy.is_none() {
+            self.take_data_prior(src, dst.len());
             // Every variant with an entry has a dictionary entry (the same
             // table row), so this copy always succeeds.
-            self.dict_policy = self.policy.map_entries(Variant::dict_entry).map(Box::new);
+            self.dict_policy = self
+                .policy_mut()
+                .map_entries(Variant::dict_entry)
+                .map(Box::new);
         }
         let Some(policy) = self.dict_policy.as_mut() else {
             return Err(Error::VariantUnavailable {
-                variant: self.policy.last().name(),
+                variant: self.last_variant().name(),
             });
         };
         let r = if let Some(entry) = policy.untimed() {
@@ -291,10 +376,12 @@ impl Decoder {
         buf: &mut [u8],
         start: usize,
     ) -> Decoded<usize> {
-        if let Some(entry) = self.policy.untimed() {
+        if let Some(policy) = &mut self.policy
+            && let Some(entry) = policy.untimed()
+        {
             let r = entry(src, buf, start);
             if let Ok(n) = r {
-                self.policy.untimed_done(n);
+                policy.untimed_done(n);
             }
             return r;
         }
@@ -305,27 +392,49 @@ impl Decoder {
     /// chosen (and the block may be timed).
     #[inline(never)]
     fn decode_choosing(&mut self, src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
-        let mut pull = self.policy.begin();
+        if self.policy.is_none() && self.opening < OPENING_BYTES {
+            let (_, entry, _) = super::free_choice(src, buf.len() - start);
+            let r = entry(src, buf, start);
+            if let Ok(n) = r {
+                self.opening += n;
+            }
+            return r;
+        }
+        if self.data_prior {
+            self.take_data_prior(src, buf.len() - start);
+            return self.decode_with_prefix(src, buf, start);
+        }
+        let policy = self.policy_mut();
+        let mut pull = policy.begin();
         let r = pull.run(|entry| entry(src, buf, start));
-        self.policy.finish(&pull, r.as_ref().ok().copied());
+        policy.finish(&pull, r.as_ref().ok().copied());
         r
     }
 
     /// The variant that decoded the last block.
     pub fn last_variant(&self) -> Variant {
-        self.policy.last()
+        match &self.policy {
+            Some(p) => p.last(),
+            None => Variant::default_for_cpu(),
+        }
     }
 
     /// The variant this decoder currently believes fastest (for a fixed
     /// decoder, its variant).
     pub fn preferred(&self) -> Variant {
-        self.policy.preferred()
+        match &self.policy {
+            Some(p) => p.preferred(),
+            None => Variant::default_for_cpu(),
+        }
     }
 
     /// What the decoder has observed, per variant (tuning diagnostics).
     #[doc(hidden)]
     pub fn stats(&self) -> Vec<VariantStats> {
-        self.policy
+        let Some(policy) = &self.policy else {
+            return Vec::new();
+        };
+        policy
             .stats()
             .into_iter()
             .map(|s| VariantStats {
@@ -469,6 +578,47 @@ mod tests {
             }
         }
         assert!(cases > 1000, "{cases}");
+    }
+
+    #[test]
+    fn a_new_decoder_opens_as_the_free_function_then_sets_up_its_chooser() {
+        // A column whose blocks are mostly match-only sequences, and
+        // another of plain text: whatever decoders before it learned, a new
+        // decoder's variant depends on its own blocks alone.
+        let column: Vec<u8> = (0u32..200_000)
+            .flat_map(|i| ((i / 3) % 97 * 1_000_003).to_le_bytes())
+            .collect();
+        let blocks: Vec<Vec<u8>> = column
+            .chunks(64 << 10)
+            .map(|c| crate::lz4::block::compress(c, 1))
+            .collect();
+        let mut out = vec![0u8; 64 << 10];
+        // Another decoder, elsewhere, settles on something first.
+        let mut other = Decoder::with_seed(3).with_prior(Variant::candidates().last().copied());
+        for b in &blocks {
+            other.decompress_into(b, &mut out).unwrap();
+        }
+        let mut d = Decoder::new();
+        assert!(d.stats().is_empty(), "no chooser before the first block");
+        let mut decoded = 0;
+        let mut prior = None;
+        for b in &blocks {
+            let want = crate::lz4::block::free_variant(b, out.len());
+            let n = d.decompress_into(b, &mut out).unwrap();
+            if decoded < OPENING_BYTES {
+                assert_eq!(d.last_variant(), want);
+                assert!(d.stats().is_empty());
+            } else {
+                // The chooser, started on the data prior of the first
+                // block after the opening, trusted for 2 MiB.
+                assert!(!d.stats().is_empty());
+                let first = *prior.get_or_insert(super::super::stream_guess(b, 64 << 10));
+                assert_eq!(d.last_variant(), first);
+            }
+            assert_eq!(&out[..n], &column[decoded..decoded + n]);
+            decoded += n;
+        }
+        assert!(decoded > OPENING_BYTES + (64 << 10));
     }
 
     #[test]

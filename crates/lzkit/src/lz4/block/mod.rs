@@ -42,6 +42,7 @@ mod compress;
 mod decoder;
 mod decompress;
 mod format;
+mod guess;
 mod hc;
 mod sequence;
 mod variant;
@@ -57,23 +58,6 @@ pub use format::{
 #[doc(hidden)]
 pub use variant::Shape;
 pub use variant::{Kernel, Variant};
-
-use std::cell::RefCell;
-
-thread_local! {
-    /// The adaptive decoder behind [`decompress_into`]: one per thread, so
-    /// callers of the free function share what it learns without locking.
-    static THREAD_DECODER: RefCell<Decoder> = RefCell::new(Decoder::new());
-}
-
-/// Run `f` with this thread's adaptive decoder.
-pub(crate) fn with_thread_decoder<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
-    THREAD_DECODER.with(|d| match d.try_borrow_mut() {
-        Ok(mut d) => f(&mut d),
-        // Re-entered (cannot happen today): use a one-off decoder.
-        Err(_) => f(&mut Decoder::for_cpu()),
-    })
-}
 
 use crate::error::Result;
 use crate::lz4::Level;
@@ -171,9 +155,14 @@ pub fn compress_with_dict_into(
 /// Bytes of `dst` past the returned length are unspecified (they may have been
 /// used as scratch space) but are never read as match sources.
 ///
-/// Uses this thread's adaptive [`Decoder`], which picks the fastest decode
-/// variant for the data as it goes; use a [`Decoder`] of your own per stream
-/// for better choices when one thread decodes several kinds of data.
+/// The free functions keep **no state** between calls: each block is
+/// decoded with the variant that a sample of its first sequences suggests
+/// ([`free_variant`]; a fraction of a microsecond on blocks of 16 KiB and
+/// more, the CPU's default variant on smaller ones), so no call is
+/// affected by what was decoded before it, on this thread or any other.
+/// A [`Decoder`] kept per stream (a column, a file) also learns from its
+/// own timings which variant is fastest, and is the better choice for
+/// long streams.
 ///
 /// ```
 /// use lzkit::lz4::block;
@@ -188,11 +177,49 @@ pub fn compress_with_dict_into(
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
-    with_thread_decoder(|d| d.decompress_into(src, dst))
+    let (_, entry, _) = free_choice(src, dst.len());
+    entry(src, dst, 0).map_err(|e| *e)
+}
+
+/// The free functions' variant for `src` into `capacity` bytes, with its
+/// entry points (see [`free_variant`]).
+#[inline]
+fn free_choice(src: &[u8], capacity: usize) -> (Variant, variant::DecodeFn, variant::DictDecodeFn) {
+    if capacity >= guess::BLOCK_SAMPLE_MIN_OUTPUT {
+        guess::choose(src, capacity, guess::BLOCK_SAMPLE)
+    } else {
+        guess::default_choice()
+    }
+}
+
+/// The variant the free functions ([`decompress_into`] and the others)
+/// decode the block `src` with, into `capacity` bytes: the one a sample of
+/// its first sequences suggests if `capacity` is at least 16 KiB, else
+/// [`Variant::default_for_cpu`]. Depends on nothing but its arguments.
+///
+/// ```
+/// use lzkit::lz4::block::{self, Variant};
+/// let packed = block::compress(&[1u8; 100], 1);
+/// assert_eq!(block::free_variant(&packed, 100), Variant::default_for_cpu());
+/// ```
+pub fn free_variant(src: &[u8], capacity: usize) -> Variant {
+    // (see guess.rs for the rule and the measurements behind it)
+    free_choice(src, capacity).0
+}
+
+/// The variant a [`Decoder::new`] whose first block is `src` starts on
+/// (its data prior: [`Decoder::with_data_prior`]). Benchmark reports.
+#[doc(hidden)]
+pub fn stream_guess(src: &[u8], capacity: usize) -> Variant {
+    if capacity < guess::BLOCK_SAMPLE_MIN_OUTPUT {
+        return guess::default_choice().0;
+    }
+    guess::guess(src, capacity, guess::STREAM_SAMPLE)
 }
 
 /// Decompress a block compressed with a dictionary ([`compress_with_dict`]):
-/// matches may reach into the last 64 KiB of `dict`.
+/// matches may reach into the last 64 KiB of `dict`. Keeps no state, as
+/// [`decompress_into`].
 ///
 /// ```
 /// use lzkit::lz4::block;
@@ -206,7 +233,11 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress_with_dict_into(src: &[u8], dst: &mut [u8], dict: &[u8]) -> Result<usize> {
-    with_thread_decoder(|d| d.decompress_with_dict_into(src, dict, dst))
+    if dict.is_empty() {
+        return decompress_into(src, dst);
+    }
+    let (_, _, entry) = free_choice(src, dst.len());
+    entry(src, dict, dst).map_err(|e| *e)
 }
 
 /// Decompress `src` into a new vector of at most `max_size` bytes (an

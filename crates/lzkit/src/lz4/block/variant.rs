@@ -399,16 +399,19 @@ impl Variant {
     /// The variant used when no choice is made: the widest SIMD variant
     /// available, else portable 16-byte chunks.
     pub fn default_for_cpu() -> Variant {
-        [
-            Kernel::Avx2x32,
-            Kernel::Ssse3x16,
-            Kernel::Neon32,
-            Kernel::Neon16,
-        ]
-        .into_iter()
-        .map(Variant::plain)
-        .find(|v| v.is_available())
-        .unwrap_or(Variant::plain(Kernel::Portable16))
+        static DEFAULT: OnceLock<Variant> = OnceLock::new();
+        *DEFAULT.get_or_init(|| {
+            [
+                Kernel::Avx2x32,
+                Kernel::Ssse3x16,
+                Kernel::Neon32,
+                Kernel::Neon16,
+            ]
+            .into_iter()
+            .map(Variant::plain)
+            .find(|v| v.is_available())
+            .unwrap_or(Variant::plain(Kernel::Portable16))
+        })
     }
 
     /// The entry point, if this CPU supports the variant: `None` for a

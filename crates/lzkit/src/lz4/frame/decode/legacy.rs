@@ -7,7 +7,7 @@ use super::block_room;
 use super::slice::SliceInput;
 use super::stream::{FrameDecoder, Stage};
 use crate::error::{Error, Result};
-use crate::lz4::block::{self, with_thread_decoder};
+use crate::lz4::block::{self, Decoder};
 use crate::lz4::frame::LEGACY_BLOCK_SIZE;
 use crate::lz4::frame::header::Magic;
 use crate::mem;
@@ -17,7 +17,11 @@ use std::io::Read;
 const LEGACY_MAX_COMPRESSED: usize = block::max_compressed_size(LEGACY_BLOCK_SIZE);
 /// Legacy stream: `[u32 compressed size][block]...`, 8 MiB independent
 /// blocks, ending at the end of input or at the next frame's magic number.
-pub(super) fn decode_slice(input: &mut SliceInput<'_>, out: &mut Vec<u8>) -> Result<()> {
+pub(super) fn decode_slice(
+    input: &mut SliceInput<'_>,
+    out: &mut Vec<u8>,
+    decoder: &mut Decoder,
+) -> Result<()> {
     while let Some(word) = input.peek_u32() {
         if Magic::classify(word).is_some() {
             return Ok(());
@@ -36,7 +40,7 @@ pub(super) fn decode_slice(input: &mut SliceInput<'_>, out: &mut Vec<u8>) -> Res
         // The block size, or what the block can produce if less (the same
         // result: see block_room).
         mem::grow_zeroed(out, start + block_room(len, false, LEGACY_BLOCK_SIZE))?;
-        match with_thread_decoder(|d| d.decode_with_prefix(data, &mut out[start..], 0)) {
+        match decoder.decode_with_prefix(data, &mut out[start..], 0) {
             Ok(n) => out.truncate(start + n),
             Err(e) => {
                 return Err(Error::Block {

@@ -15,7 +15,7 @@ use super::slice::{SliceInput, finish_frame_slice, slice_block};
 use super::stream::Input;
 use super::{FrameState, RawBlock, block_room, decode_raw, parse_block_header};
 use crate::error::{Error, Result};
-use crate::lz4::block::{Decoder, with_thread_decoder};
+use crate::lz4::block::Decoder;
 use crate::lz4::frame::header::{BlockHeader, Header};
 use crate::mem;
 use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, Pool};
@@ -350,17 +350,17 @@ fn decode_wave(
         _ => {
             for (part, r) in parts.into_iter().zip(&ranges) {
                 let part = part.bytes();
-                let result = with_thread_decoder(|d| {
-                    decode_batch(
-                        d,
-                        &blocks[r.clone()],
-                        first + r.start as u64,
-                        block_max,
-                        &[],
-                        part,
-                        &cancel,
-                    )
-                });
+                let mut d = take_decoder(&par.decoders);
+                let result = decode_batch(
+                    &mut d,
+                    &blocks[r.clone()],
+                    first + r.start as u64,
+                    block_max,
+                    &[],
+                    part,
+                    &cancel,
+                );
+                put_decoder(&par.decoders, d);
                 if let Some(e) = account(part, result, state) {
                     failure = Some(e);
                     break;

@@ -5,7 +5,7 @@
 use super::parallel::{self, SlicePar};
 use super::{FrameState, RawBlock, block_room, legacy, parse_block_header, reserve_limit};
 use crate::error::{Error, Result};
-use crate::lz4::block::with_thread_decoder;
+use crate::lz4::block::Decoder;
 use crate::lz4::frame::BlockMode;
 use crate::lz4::frame::header::{BLOCK_STORED_FLAG, BlockHeader, Header, Magic};
 use crate::mem::{self, out_of_memory};
@@ -13,6 +13,9 @@ use crate::mem::{self, out_of_memory};
 /// The one-shot decoder without a dictionary, on `threads` threads.
 pub(super) fn decompress(src: &[u8], threads: usize) -> Result<Vec<u8>> {
     let mut par = SlicePar::new(threads);
+    // The whole input is one stream: one decoder learns from all of it
+    // (and from nothing before it).
+    let mut decoder = Decoder::new();
     let mut input = SliceInput { src, pos: 0 };
     let mut out = Vec::new();
     while input.pos < src.len() {
@@ -27,10 +30,10 @@ pub(super) fn decompress(src: &[u8], threads: usize) -> Result<Vec<u8>> {
                 if threads > 1 && header.block_mode == BlockMode::Independent {
                     parallel::decode_frame_slice(&mut input, header, &mut out, &mut par)?;
                 } else {
-                    decode_frame_slice(&mut input, header, &mut out)?;
+                    decode_frame_slice(&mut input, header, &mut out, &mut decoder)?;
                 }
             }
-            Some(Magic::Legacy) => legacy::decode_slice(&mut input, &mut out)?,
+            Some(Magic::Legacy) => legacy::decode_slice(&mut input, &mut out, &mut decoder)?,
             Some(Magic::Skippable) => {
                 let len = input.u32("skippable frame size")? as usize;
                 input.take(len, "skippable frame")?;
@@ -121,7 +124,12 @@ pub(super) fn finish_frame_slice(input: &mut SliceInput<'_>, state: &FrameState)
 
 /// One frame of the one-shot path: blocks decode straight into `out`, and
 /// linked blocks see the frame's earlier output as history.
-fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<u8>) -> Result<()> {
+fn decode_frame_slice(
+    input: &mut SliceInput<'_>,
+    header: Header,
+    out: &mut Vec<u8>,
+    decoder: &mut Decoder,
+) -> Result<()> {
     let mut state = FrameState::new(header);
     let block_max = header.block_size.bytes();
     // Reserve the output once: growing the vector block by block would copy
@@ -149,10 +157,8 @@ fn decode_frame_slice(input: &mut SliceInput<'_>, header: Header, out: &mut Vec<
             BlockMode::Linked => frame_start,
             BlockMode::Independent => filled,
         };
-        let decoded = with_thread_decoder(|d| {
-            let buf = &mut out[history..filled + room];
-            state.decode_block(d, block, buf, filled - history)
-        });
+        let buf = &mut out[history..filled + room];
+        let decoded = state.decode_block(decoder, block, buf, filled - history);
         match decoded {
             Ok(n) => filled += n,
             Err(e) => {

@@ -1,0 +1,337 @@
+//! A first guess of the fastest decode [`Variant`] for a block, from a
+//! sample of its sequences: what a stream's decoder starts on, and what the
+//! free function uses for each block (it keeps no state between calls).
+//!
+//! Two features of the first sequences decide it, measured on the 64 KiB
+//! blocks of the development corpus (level 1; a Zen 4/5 VM):
+//! * the share of sequences **without literals**: at 80% or more the `m`
+//!   shape's match-only branch is predicted, and it was 1.1-1.8 times the
+//!   plain loop's speed on every such column but one; below it, mispredicted,
+//!   it ran at 0.5-0.9 times the plain loop's speed on most files
+//!   (executables and source text at 0.65-0.8). The rule picked the faster
+//!   shape on 96 of 103 files from 256 sequences of the first block; the
+//!   files it missed lost at most 8%.
+//! * the **mean match length**: from 24 bytes on, the widest kernel (fewer
+//!   chunks per match) was fastest on most files (up to 1.4 times the
+//!   32-byte kernel on long-match strings); with short matches in the `m`
+//!   shape the 16-byte kernel was 3-10% ahead of the wider ones; otherwise
+//!   the 32-byte kernel.
+//!
+//! Sampling stops early on blocks made mostly of literals (which decode at
+//! copy speed, where a long sample would cost more than it could win); the
+//! `h` shape is never guessed: only a stream's own timings choose it.
+
+use super::variant::{DecodeFn, DictDecodeFn, Shape, Variant};
+use std::sync::OnceLock;
+
+/// Sequences a stream's first guess samples at most (once per stream: at
+/// most about 0.5 µs), and the share of the block's output they may cover
+/// (1 / this).
+pub(crate) const STREAM_SAMPLE: (usize, usize) = (256, 16);
+/// Sequences the free function samples per block at most (about 0.1-0.2
+/// µs, a percent of a 64 KiB block's decode time), and the share of the
+/// block's output they may cover (1 / this). Reading a sequence costs
+/// about half of decoding it where matches are long (a 64 KiB block of
+/// 140-byte matches decodes in under 2 µs): the cap on output keeps the
+/// sample at a few percent of any block's decode time.
+pub(crate) const BLOCK_SAMPLE: (usize, usize) = (64, 32);
+/// The least output a block needs before the free function samples it:
+/// below it the sample would cost a visible share of the decode, and the
+/// default variant is used.
+pub(crate) const BLOCK_SAMPLE_MIN_OUTPUT: usize = 16 << 10;
+
+/// Sequences after which a sample made mostly of literals stops: the
+/// first sequences of any block are literal-heavy (there is no history
+/// yet to match), so the check waits for these and allows
+/// [`LITERAL_SLACK`] literal bytes besides.
+const LITERAL_CHECK_AFTER: u32 = 32;
+/// Literal bytes a sample may hold beyond twice its match bytes and go on.
+const LITERAL_SLACK: u64 = 1024;
+/// The least share of literal-free sequences for the `m` shape (percent).
+const MATCH_ONLY_PERCENT: u32 = 80;
+/// The least sampled sequences for any guess but the default.
+const MIN_SEQUENCES: u32 = 4;
+
+/// What the first sequences of a block look like.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Sample {
+    /// Sequences read (the last, literal-only one not counted).
+    pub sequences: u32,
+    /// Of these, sequences without literals.
+    pub no_literals: u32,
+    /// Literal bytes of the sequences read.
+    pub literal_bytes: u64,
+    /// Match bytes of the sequences read.
+    pub match_bytes: u64,
+}
+
+impl Sample {
+    /// Read up to `max` sequences of `src`, or up to `max_output` bytes of
+    /// output, stopping quietly at its end, at anything malformed, or early
+    /// if literals dominate. Never reads outside `src`.
+    pub(crate) fn of(src: &[u8], max: usize, max_output: usize) -> Sample {
+        let mut s = Sample::default();
+        let mut i = 0usize;
+        let length = |i: &mut usize, mut n: usize| -> Option<usize> {
+            if n == 15 {
+                loop {
+                    let b = *src.get(*i)?;
+                    *i += 1;
+                    n += b as usize;
+                    if b != 255 {
+                        break;
+                    }
+                }
+            }
+            Some(n)
+        };
+        while (s.sequences as usize) < max {
+            let Some(&token) = src.get(i) else { break };
+            i += 1;
+            let Some(literals) = length(&mut i, (token >> 4) as usize) else {
+                break;
+            };
+            i = i.saturating_add(literals).saturating_add(2);
+            if i > src.len() {
+                break;
+            }
+            let Some(matched) = length(&mut i, (token & 15) as usize) else {
+                break;
+            };
+            s.sequences += 1;
+            s.no_literals += u32::from(literals == 0);
+            s.literal_bytes += literals as u64;
+            s.match_bytes += matched as u64 + 4;
+            if s.literal_bytes + s.match_bytes >= max_output as u64 {
+                break;
+            }
+            if s.sequences == LITERAL_CHECK_AFTER
+                && s.literal_bytes > 2 * s.match_bytes + LITERAL_SLACK
+            {
+                break;
+            }
+        }
+        s
+    }
+
+    /// The variant among `candidates` this sample suggests; `fallback` (the
+    /// CPU's default) where it suggests none or none matches.
+    #[cfg(test)]
+    pub(crate) fn pick(&self, candidates: &[Variant], fallback: Variant) -> Variant {
+        match self.class() {
+            None => fallback,
+            Some((shape, width)) => nearest(candidates, shape, width).unwrap_or(fallback),
+        }
+    }
+
+    /// The loop shape and copy width this sample suggests; `None` for too
+    /// few sequences.
+    fn class(&self) -> Option<(Shape, usize)> {
+        if self.sequences < MIN_SEQUENCES {
+            return None;
+        }
+        let match_only = self.no_literals * 100 >= self.sequences * MATCH_ONLY_PERCENT;
+        let shape = if match_only {
+            Shape::MatchOnly
+        } else {
+            Shape::Plain
+        };
+        let mean_match = self.match_bytes / u64::from(self.sequences);
+        let width: usize = match (mean_match, match_only) {
+            (24.., _) => 64,
+            (..12, true) => 16,
+            _ => 32,
+        };
+        Some((shape, width))
+    }
+}
+
+/// The candidate of `shape` whose width is nearest `width` (by factors of
+/// two; ties go to the narrower kernel), SIMD kernels before portable ones.
+fn nearest(candidates: &[Variant], shape: Shape, width: usize) -> Option<Variant> {
+    let of_shape = || candidates.iter().copied().filter(|v| v.shape() == shape);
+    let simd = of_shape().any(|v| !v.is_portable());
+    let distance = |v: Variant| (v.width().ilog2()).abs_diff(width.ilog2());
+    of_shape()
+        .filter(|v| !simd || !v.is_portable())
+        .min_by_key(|&v| (distance(v), v.width()))
+}
+
+/// A guessable variant with its entry points.
+type Choice = (Variant, DecodeFn, DictDecodeFn);
+
+/// The variant (with its entry points) for every class a sample can have,
+/// worked out once: indexed by shape (plain, match-only), then width (16,
+/// 32, 64); the last entry is the default, for samples too small to tell.
+fn table() -> &'static [Choice; 7] {
+    static TABLE: OnceLock<[Choice; 7]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let with_entries = |v: Variant| Some((v, v.entry()?, v.dict_entry()?));
+        let fallback = with_entries(Variant::default_for_cpu())
+            .or_else(|| with_entries(Variant::plain(super::Kernel::Portable16)))
+            .expect("the portable kernel runs on every CPU");
+        let candidates = Variant::candidates();
+        let mut t = [fallback; 7];
+        for (i, shape) in [Shape::Plain, Shape::MatchOnly].into_iter().enumerate() {
+            for (j, width) in [16, 32, 64].into_iter().enumerate() {
+                t[i * 3 + j] = nearest(candidates, shape, width)
+                    .and_then(with_entries)
+                    .unwrap_or(fallback);
+            }
+        }
+        t
+    })
+}
+
+/// The variant a sample of `src` (to decode into `capacity` bytes)
+/// suggests among the adaptive decoder's candidates, with its entry
+/// points; `(max, share)` caps the sample at `max` sequences and
+/// `capacity / share` bytes of output.
+pub(crate) fn choose(src: &[u8], capacity: usize, (max, share): (usize, usize)) -> Choice {
+    let t = table();
+    match Sample::of(src, max, capacity / share).class() {
+        None => t[6],
+        Some((shape, width)) => {
+            let i = usize::from(shape == Shape::MatchOnly) * 3;
+            t[i + (width.ilog2() as usize).saturating_sub(4).min(2)]
+        }
+    }
+}
+
+/// The variant a sample of `src` (to decode into `capacity` bytes) suggests
+/// among the adaptive decoder's candidates; `(max, share)` caps the sample
+/// at `max` sequences and `capacity / share` bytes of output.
+pub(crate) fn guess(src: &[u8], capacity: usize, sample: (usize, usize)) -> Variant {
+    choose(src, capacity, sample).0
+}
+
+/// The default variant's entry points, for blocks too small to sample.
+pub(crate) fn default_choice() -> Choice {
+    table()[6]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lz4::block::{Kernel, compress};
+
+    /// A column of `n` little-endian u32 values `f(i)`.
+    fn column(n: u32, f: impl Fn(u32) -> u32) -> Vec<u8> {
+        (0..n).flat_map(|i| f(i).to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn samples_count_what_the_block_holds() {
+        // Literals only: no sequence with a match.
+        assert_eq!(
+            Sample::of(&compress(b"abc", 1), 100, usize::MAX).sequences,
+            0
+        );
+        assert_eq!(Sample::of(&[], 100, usize::MAX), Sample::default());
+        // A run: one long match after one literal.
+        let run = compress(&[7u8; 5000], 1);
+        let s = Sample::of(&run, 100, usize::MAX);
+        assert_eq!(s.sequences, 1);
+        assert_eq!(s.literal_bytes, 1);
+        assert!(s.match_bytes > 4000, "{s:?}");
+        // The cap is respected.
+        let c = compress(&column(20_000, |i| (i / 3) * 7919 % 1000), 1);
+        assert_eq!(Sample::of(&c, 5, usize::MAX).sequences, 5);
+        // So is the cap on output.
+        assert_eq!(Sample::of(&run, 100, 10).sequences, 1);
+        assert!(Sample::of(&c, 1000, 40).sequences < 10);
+    }
+
+    #[test]
+    fn malformed_input_stops_the_sample_quietly() {
+        for src in [
+            &[0xF0][..],
+            &[0xFF, 255, 255],
+            &[0x10, 1],
+            &[0x0F, 0, 0, 255],
+        ] {
+            let s = Sample::of(src, 100, usize::MAX);
+            assert!(s.sequences <= 1, "{src:?}: {s:?}");
+        }
+        // Every prefix of a real block.
+        let c = compress(&column(4000, |i| i * i % 977), 1);
+        for n in 0..c.len() {
+            let s = Sample::of(&c[..n], 1000, usize::MAX);
+            assert!(s.sequences as usize <= n / 3 + 1);
+        }
+    }
+
+    #[test]
+    fn literal_heavy_blocks_stop_early_and_keep_the_plain_shape() {
+        let mut x = 1u64;
+        let noisy: Vec<u8> = (0..60_000)
+            .map(|i| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                if i % 200 < 10 { b'a' } else { (x >> 56) as u8 }
+            })
+            .collect();
+        let s = Sample::of(&compress(&noisy, 1), 1000, usize::MAX);
+        assert!(s.sequences <= LITERAL_CHECK_AFTER, "{s:?}");
+        let v = s.pick(Variant::candidates(), Variant::default_for_cpu());
+        assert_eq!(v.shape(), Shape::Plain);
+    }
+
+    #[test]
+    fn picks_follow_the_features() {
+        let portable = [
+            Variant::plain(Kernel::Portable16),
+            Variant::plain(Kernel::Portable64),
+            Variant::new(Kernel::Portable8, Shape::MatchOnly),
+            Variant::new(Kernel::Portable16, Shape::MatchOnly),
+        ];
+        let fallback = Variant::plain(Kernel::Portable16);
+        let sample = |sequences, no_literals, match_bytes| Sample {
+            sequences,
+            no_literals,
+            literal_bytes: 10,
+            match_bytes,
+        };
+        // Too few sequences: the fallback.
+        assert_eq!(sample(3, 3, 30).pick(&portable, fallback), fallback);
+        // Mostly match-only, short matches: the 16-byte m kernel.
+        assert_eq!(
+            sample(100, 90, 600).pick(&portable, fallback),
+            Variant::new(Kernel::Portable16, Shape::MatchOnly)
+        );
+        assert_eq!(
+            sample(100, 90, 600).pick(&[portable[2]], fallback),
+            portable[2]
+        );
+        // Mixed: plain; long matches: the widest.
+        assert_eq!(
+            sample(100, 50, 600).pick(&portable, fallback),
+            Variant::plain(Kernel::Portable16)
+        );
+        assert_eq!(
+            sample(100, 50, 6000).pick(&portable, fallback),
+            Variant::plain(Kernel::Portable64)
+        );
+        // Nothing of the wanted shape: the fallback.
+        assert_eq!(
+            sample(100, 90, 600).pick(&portable[..2], fallback),
+            fallback
+        );
+        // SIMD kernels are preferred to portable ones where both exist.
+        let simd = Variant::candidates();
+        let v = sample(100, 50, 600).pick(simd, Variant::default_for_cpu());
+        assert!(simd.contains(&v));
+        if simd.iter().any(|v| !v.is_portable()) {
+            assert!(!v.is_portable(), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn guesses_on_columns() {
+        // Integers that repeat with a stride: mostly match-only sequences.
+        let repeating = compress(&column(16_000, |i| (i / 4) % 50 * 1_000_003), 1);
+        let s = Sample::of(&repeating, STREAM_SAMPLE.0, usize::MAX);
+        assert!(s.sequences >= MIN_SEQUENCES, "{s:?}");
+        let v = guess(&repeating, 64_000, STREAM_SAMPLE);
+        assert!(Variant::candidates().contains(&v) || v == Variant::default_for_cpu());
+    }
+}
