@@ -904,7 +904,7 @@ impl Report {
 /// The width text output's prose lines and default table fit in.
 pub const TEXT_WIDTH: usize = 120;
 /// The longest file name the compact tables show whole.
-const SHORT_NAME: usize = 28;
+const SHORT_NAME: usize = 24;
 
 /// `name`, cut to [`SHORT_NAME`] characters with a `~` where it was cut.
 fn short_name(name: &str) -> String {
@@ -1063,7 +1063,7 @@ mod tests {
         ] {
             assert!(text.contains(col), "{col} missing:\n{text}");
         }
-        assert!(text.contains("a_rather_long_file_name_of~"));
+        assert!(text.contains("a_rather_long_file_name~"));
         // The full table is still there with --variants, in every format.
         assert!(r.render(Format::Csv).contains("portable16"));
         assert!(!text.contains("portable16 "));
