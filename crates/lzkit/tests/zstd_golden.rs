@@ -167,20 +167,27 @@ fn empty_blocks() {
     expect_ok("compressed block, 0 literals and 0 sequences", &f, &[]);
 }
 
-/// rle-first-block: a frame whose first block is an RLE_Block of 131,072
-/// bytes, followed by a second RLE block (the zstd CLI up to 1.4.3
-/// rejected it; the compressor never makes one).
-#[test]
-fn rle_first_block() {
+/// The rle-first-block frame (below) and what it decodes to: an RLE block
+/// of 131,072 bytes, then one of 7; single segment, content size 131,079
+/// (a 4-byte field), with a checksum.
+fn rle_first_block_frame() -> (Vec<u8>, Vec<u8>) {
     let mut expected = vec![0x5A; 131_072];
     expected.extend([0xA5; 7]);
-    // Single segment, content size 131,079 (4-byte field).
     let header = FrameHeader::single_segment(expected.len() as u64).checksum(true);
     let f = frame(
         &header,
         &[rle_block(false, 0x5A, 131_072), rle_block(true, 0xA5, 7)],
         &expected,
     );
+    (f, expected)
+}
+
+/// rle-first-block: a frame whose first block is an RLE_Block of 131,072
+/// bytes, followed by a second RLE block (the zstd CLI up to 1.4.3
+/// rejected it; the compressor never makes one).
+#[test]
+fn rle_first_block() {
+    let (f, expected) = rle_first_block_frame();
     expect_ok("rle-first-block", &f, &expected);
 
     // An RLE block of 131,073 is past Block_Maximum_Size.
@@ -769,14 +776,7 @@ fn unknown_magic_and_trailing_bytes() {
 /// `list_frames`: the streaming entry points on the golden cases.
 #[test]
 fn streaming_entry_points() {
-    let mut expected = vec![0x5A; 131_072];
-    expected.extend([0xA5; 7]);
-    let header = FrameHeader::single_segment(expected.len() as u64).checksum(true);
-    let f = frame(
-        &header,
-        &[rle_block(false, 0x5A, 131_072), rle_block(true, 0xA5, 7)],
-        &expected,
-    );
+    let (f, expected) = rle_first_block_frame();
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut FrameDecoder::new(&f[..]), &mut out).unwrap();
     assert_same(&out, &expected, "FrameDecoder::new");

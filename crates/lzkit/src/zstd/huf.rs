@@ -283,9 +283,9 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
     let mut br = BackReader::new(&src[used..]).ok_or("Huffman weights stream has no end marker")?;
     let log = table.log;
     let cells = &table.cells;
-    let mut s1 = br.read(log) as usize & 63;
+    let s1 = br.read(log) as usize & 63;
     br.reload();
-    let mut s2 = br.read(log) as usize & 63;
+    let s2 = br.read(log) as usize & 63;
     br.reload();
     if br.overflowed() {
         // The stream is shorter than the two initial states (libzstd's
@@ -293,36 +293,26 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
         return Err("Huffman weights stream shorter than its initial states");
     }
     let mut n = 0usize;
-    // libzstd's order: each state's symbol, then its update; when a
-    // reload finds the stream overrun, the other state's symbol is the
-    // last one.
+    // libzstd's order: each state's symbol, then its update, the two
+    // states taking turns; when a reload finds the stream overrun, the
+    // other state's symbol is the last one.
+    let mut states = [s1, s2];
+    let mut k = 0;
     loop {
         if n > 253 {
             return Err("more than 255 Huffman weights");
         }
-        let c = cells[s1];
+        let c = cells[states[k]];
         weights[n] = c.symbol;
         n += 1;
-        s1 = (c.base as usize + br.read(c.nb_bits as u32) as usize) & 63;
+        states[k] = (c.base as usize + br.read(c.nb_bits as u32) as usize) & 63;
         br.reload();
         if br.overflowed() {
-            weights[n] = cells[s2].symbol;
+            weights[n] = cells[states[k ^ 1]].symbol;
             n += 1;
             break;
         }
-        if n > 253 {
-            return Err("more than 255 Huffman weights");
-        }
-        let c = cells[s2];
-        weights[n] = c.symbol;
-        n += 1;
-        s2 = (c.base as usize + br.read(c.nb_bits as u32) as usize) & 63;
-        br.reload();
-        if br.overflowed() {
-            weights[n] = cells[s1].symbol;
-            n += 1;
-            break;
-        }
+        k ^= 1;
     }
     Ok(n)
 }

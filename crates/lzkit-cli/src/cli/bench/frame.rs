@@ -22,6 +22,7 @@ use super::modes::{
 };
 use super::options::{Options, frame_block_size};
 use super::render::{Cell, block_size_label, json_str};
+use super::report::DECODE_UNIT;
 use super::rng::Rng;
 use super::{Failure, source_label};
 
@@ -311,10 +312,7 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
     let mut settings = common_settings(opts, source);
     settings.push(("level", opts.level.to_string()));
     settings.push(("reference", json_str(&format!("lz4 {}", ref_version()))));
-    settings.push((
-        "unit",
-        json_str("GB/s (10^9 decompressed bytes per second)"),
-    ));
+    settings.push(("unit", json_str(DECODE_UNIT)));
     Ok(ModeReport {
         header,
         settings,

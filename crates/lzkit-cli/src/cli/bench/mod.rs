@@ -149,29 +149,39 @@ impl Input {
         }
     }
 
-    /// The lengths of the parts whose blocks are interleaved (one part,
-    /// the whole input, unless this is an interleaved group).
-    fn parts(&self, data: &[u8], scale: f64) -> Result<Vec<usize>, Failure> {
-        match self {
-            Input::Interleave(all) => all.iter().map(|i| i.load(scale).map(|d| d.len())).collect(),
-            _ => Ok(vec![data.len()]),
-        }
+    fn load(&self, scale: f64) -> Result<Vec<u8>, Failure> {
+        self.load_parts(scale).map(|(data, _)| data)
     }
 
-    fn load(&self, scale: f64) -> Result<Vec<u8>, Failure> {
-        match self {
+    /// The input's bytes, and the lengths of the parts whose blocks are
+    /// interleaved: each member's for an interleaved group, else one part,
+    /// the whole input.
+    fn load_parts(&self, scale: f64) -> Result<(Vec<u8>, Vec<usize>), Failure> {
+        let whole = |data: Vec<u8>| {
+            let len = data.len();
+            (data, vec![len])
+        };
+        let (all, interleaved) = match self {
             Input::File(path) => {
-                std::fs::read(path).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))
+                return std::fs::read(path)
+                    .map(whole)
+                    .map_err(|e| Failure::Input(format!("{}: {e}", path.display())));
             }
-            Input::BuiltIn(i) => Ok(corpus::generate(*i, scale)),
-            Input::Concat(all) | Input::Interleave(all) => {
-                let mut data = Vec::new();
-                for input in all {
-                    data.extend_from_slice(&input.load(scale)?);
-                }
-                Ok(data)
-            }
+            Input::BuiltIn(i) => return Ok(whole(corpus::generate(*i, scale))),
+            Input::Concat(all) => (all, false),
+            Input::Interleave(all) => (all, true),
+        };
+        let mut data = Vec::new();
+        let mut parts = Vec::with_capacity(all.len());
+        for input in all {
+            let part = input.load(scale)?;
+            parts.push(part.len());
+            data.extend_from_slice(&part);
         }
+        Ok(match interleaved {
+            true => (data, parts),
+            false => whole(data),
+        })
     }
 }
 
@@ -274,13 +284,12 @@ fn for_each_input(
     let mut measured = 0;
     for (i, input) in inputs.iter().enumerate() {
         let name = input.name();
-        let data = input.load(opts.corpus_scale)?;
+        let (data, parts) = input.load_parts(opts.corpus_scale)?;
         if data.is_empty() {
             progress.note(&format!("{PROGRAM} bench: {name}: empty, skipped"));
             progress.advance(rounds_per_file);
             continue;
         }
-        let parts = input.parts(&data, opts.corpus_scale)?;
         measure_one(i, name, &data, &parts, &progress)?;
         measured += 1;
     }
@@ -304,8 +313,10 @@ fn run(opts: &Options) -> Result<Report, Failure> {
     let mut files = Vec::new();
     for_each_input(opts, |i, name, data, parts, progress| {
         progress.stage(&name, "compressing");
-        let blocks = interleaved_blocks(data, parts, opts)
-            .map_err(|e| Failure::Compress(format!("{name}: {e}")))?;
+        let blocks = interleaved_blocks(data, parts, |part| {
+            compress_blocks(part, opts.block_size, opts.compressor, opts.level)
+        })
+        .map_err(|e| Failure::Compress(format!("{name}: {e}")))?;
         progress.stage(&name, "decoding");
         let plan = Plan {
             rounds: opts.rounds,
@@ -360,27 +371,26 @@ fn settings(opts: &Options) -> Settings {
 }
 
 /// `data`, made of parts of the lengths `parts`, compressed part by part
-/// in blocks, and the blocks of the parts taken in turn (round-robin: the
-/// first block of each part, then the second of each, ...), as a reader
-/// of several columns decodes them. One part: its blocks in order.
-fn interleaved_blocks(data: &[u8], parts: &[usize], opts: &Options) -> Result<Blocks, String> {
+/// in blocks by `compress`, and the blocks of the parts taken in turn
+/// (round-robin: the first block of each part, then the second of each,
+/// ...), as a reader of several columns decodes them. One part: its blocks
+/// in order.
+fn interleaved_blocks(
+    data: &[u8],
+    parts: &[usize],
+    compress: impl Fn(&[u8]) -> Result<Blocks, String>,
+) -> Result<Blocks, String> {
+    if parts.len() < 2 {
+        return compress(data);
+    }
     let mut each = Vec::with_capacity(parts.len());
     let mut at = 0;
     for &len in parts {
         let part = data
             .get(at..at + len)
             .ok_or("an input changed while read")?;
-        each.push((
-            at,
-            compress_blocks(part, opts.block_size, opts.compressor, opts.level)?,
-        ));
+        each.push((at, compress(part)?));
         at += len;
-    }
-    if each.len() == 1 {
-        return Ok(each.pop().map(|(_, b)| b).unwrap_or_else(|| Blocks {
-            data: Vec::new(),
-            blocks: Vec::new(),
-        }));
     }
     let mut merged = Blocks {
         data: Vec::with_capacity(each.iter().map(|(_, b)| b.data.len()).sum()),
@@ -405,7 +415,7 @@ fn interleaved_blocks(data: &[u8], parts: &[usize], opts: &Options) -> Result<Bl
 }
 
 /// The variant the free function uses for most of `blocks`.
-fn free_choice(blocks: &Blocks) -> Variant {
+fn free_majority(blocks: &Blocks) -> Variant {
     let mut counts: Vec<(Variant, usize)> = Vec::new();
     for b in &blocks.blocks {
         let v = block::free_variant(&blocks.data[b.compressed.clone()], b.original.len());
@@ -458,7 +468,7 @@ fn file_result(
         blocks: blocks.blocks.len(),
         speeds,
         adapt,
-        free_choice: free_choice(blocks),
+        free_choice: free_majority(blocks),
     })
 }
 
@@ -507,5 +517,55 @@ impl Progress {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codec::Compressor;
+
+    #[test]
+    fn interleaved_blocks_take_the_parts_in_turn_and_tile_the_input() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i / 1000 % 251) as u8).collect();
+        let parts = [150_000, 20_000, 130_000];
+        let bs = 64 << 10;
+        let compress = |p: &[u8]| compress_blocks(p, bs, Compressor::Lzkit, 1);
+        let merged = interleaved_blocks(&data, &parts, compress).unwrap();
+        // 3 + 1 + 2 blocks: round 0 takes one of each part, round 1 the
+        // second of the first and third, round 2 the first part's last.
+        let starts: Vec<usize> = merged.blocks.iter().map(|b| b.original.start).collect();
+        assert_eq!(starts, [0, 150_000, 170_000, bs, 170_000 + bs, 2 * bs]);
+        // Every block decodes to its place, and the places tile the input.
+        let mut covered = vec![false; data.len()];
+        for b in &merged.blocks {
+            let got =
+                lzkit::lz4::block::decompress(&merged.data[b.compressed.clone()], b.original.len())
+                    .unwrap();
+            assert_eq!(got, &data[b.original.clone()]);
+            covered[b.original.clone()]
+                .iter_mut()
+                .for_each(|c| *c = true);
+        }
+        assert!(covered.iter().all(|&c| c));
+        // One part: the blocks in order, as without interleaving.
+        let one = interleaved_blocks(&data, &[data.len()], compress).unwrap();
+        assert_eq!(one.data, compress(&data).unwrap().data);
+        // Parts longer than the data: an error, not a panic.
+        assert!(interleaved_blocks(&data, &[200_000, 200_000], compress).is_err());
+    }
+
+    #[test]
+    fn the_free_majority_is_the_free_functions_variant() {
+        let data: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| (i / 4 % 60).to_le_bytes())
+            .collect();
+        let blocks = compress_blocks(&data, 64 << 10, Compressor::Lzkit, 1).unwrap();
+        let first = &blocks.blocks[0];
+        let v = free_majority(&blocks);
+        assert!(blocks.blocks.iter().any(|b| {
+            block::free_variant(&blocks.data[b.compressed.clone()], b.original.len()) == v
+        }));
+        assert!(Variant::available().contains(&v), "{v:?} {first:?}");
     }
 }

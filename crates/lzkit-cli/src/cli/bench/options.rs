@@ -756,6 +756,14 @@ mod tests {
         assert!(o.inputs.is_empty());
         assert!(!o.cold);
         assert!(run(&["--cold"]).cold);
+        assert_eq!(run(&["--interleave", "4"]).interleave, Some(4));
+        assert_eq!(run(&["--interleave=2"]).interleave, Some(2));
+        assert_eq!(o.interleave, None);
+        assert!(fails(&["--interleave", "1"]).contains("at least 2"));
+        assert!(fails(&["--interleave", "4", "--concat"]).contains("one at a time"));
+        assert!(fails(&["--interleave", "4", "--compress"]).contains("block decompression"));
+        assert!(run(&["--variants"]).all_variants);
+        assert!(!o.all_variants);
     }
 
     #[test]

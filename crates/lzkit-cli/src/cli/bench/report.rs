@@ -287,51 +287,76 @@ fn on_files<'a>(counts: impl Iterator<Item = &'a (Variant, usize)>) -> Vec<Strin
         .collect()
 }
 
+/// The columns after the per-variant ones, by their CSV and JSON names.
+const TAIL: [&str; 11] = [
+    "adapt",
+    "fresh",
+    "free",
+    "max",
+    "best",
+    "adapt_boost",
+    "fresh_boost",
+    "free_boost",
+    "max_boost",
+    "adapt_over_max",
+    "memcpy",
+];
+
+/// The compact table's columns after file and size: the head shown, and
+/// the column's CSV and JSON name (for its cells and its worst value).
+const COMPACT: [(&str, &str); 11] = [
+    ("ratio", "ratio"),
+    ("ref", "ref"),
+    ("flex", "lz4_flex"),
+    ("adapt", "adapt"),
+    ("copy", "memcpy"),
+    ("best", "best"),
+    ("m/ref", "max_boost"),
+    ("a/ref", "adapt_boost"),
+    ("n/ref", "fresh_boost"),
+    ("f/ref", "free_boost"),
+    ("a/max", "adapt_over_max"),
+];
+
+/// The cell of the column named `name` (a CSV and JSON name, not a
+/// variant's) for speeds `s` and derived values `d`.
+fn named_cell(name: &str, s: &Speeds, d: &Derived) -> Cell {
+    match name {
+        "ratio" => Cell::Compression(d.ratio),
+        "ref" => Cell::Speed(s.reference),
+        "lz4_flex" => Cell::Speed(s.lz4_flex),
+        "adapt" => Cell::Speed(s.adapt),
+        "fresh" => Cell::Speed(s.fresh),
+        "free" => Cell::Speed(s.free),
+        "memcpy" => Cell::Speed(s.memcpy),
+        "max" => Cell::Speed(d.max),
+        "best" => Cell::Text(d.best.name().into()),
+        "adapt_boost" => Cell::Ratio(d.adapt_boost),
+        "fresh_boost" => Cell::Ratio(d.fresh_boost),
+        "free_boost" => Cell::Ratio(d.free_boost),
+        "max_boost" => Cell::Ratio(d.max_boost),
+        "adapt_over_max" => Cell::Ratio(d.adapt_over_max),
+        _ => Cell::Empty,
+    }
+}
+
 /// Names of the speed columns shared by every format.
 fn speed_head(settings: &Settings) -> Vec<String> {
     let mut head = vec!["ratio".to_string(), "ref".into(), "lz4_flex".into()];
     head.extend(settings.variants.iter().map(|v| v.name().to_string()));
-    head.extend(
-        [
-            "adapt",
-            "fresh",
-            "free",
-            "max",
-            "best",
-            "adapt_boost",
-            "fresh_boost",
-            "free_boost",
-            "max_boost",
-            "adapt_over_max",
-            "memcpy",
-        ]
-        .map(String::from),
-    );
+    head.extend(TAIL.map(String::from));
     head
 }
 
 /// The speed cells of one file, or of the geomean row, in [`speed_head`]'s
 /// order.
 fn speed_cells(s: &Speeds, d: &Derived) -> Vec<Cell> {
-    let mut cells = vec![
-        Cell::Compression(d.ratio),
-        Cell::Speed(s.reference),
-        Cell::Speed(s.lz4_flex),
-    ];
+    let mut cells: Vec<Cell> = ["ratio", "ref", "lz4_flex"]
+        .iter()
+        .map(|n| named_cell(n, s, d))
+        .collect();
     cells.extend(s.variants.iter().map(|&g| Cell::Speed(g)));
-    cells.extend([
-        Cell::Speed(s.adapt),
-        Cell::Speed(s.fresh),
-        Cell::Speed(s.free),
-        Cell::Speed(d.max),
-        Cell::Text(d.best.name().into()),
-        Cell::Ratio(d.adapt_boost),
-        Cell::Ratio(d.fresh_boost),
-        Cell::Ratio(d.free_boost),
-        Cell::Ratio(d.max_boost),
-        Cell::Ratio(d.adapt_over_max),
-        Cell::Speed(s.memcpy),
-    ]);
+    cells.extend(TAIL.iter().map(|n| named_cell(n, s, d)));
     cells
 }
 
@@ -407,27 +432,9 @@ impl Report {
     /// the adaptive decoder, memcpy, the best fixed variant and the
     /// ratios to ref (every variant's column with `--variants`).
     fn compact_table(&self, derived: &[Derived], sum: &Summary) -> Table {
-        let head: Vec<String> = [
-            "file", "size", "ratio", "ref", "flex", "adapt", "copy", "best", "m/ref", "a/ref",
-            "n/ref", "f/ref", "a/max",
-        ]
-        .map(String::from)
-        .to_vec();
-        let cells = |s: &Speeds, d: &Derived| {
-            vec![
-                Cell::Compression(d.ratio),
-                Cell::Speed(s.reference),
-                Cell::Speed(s.lz4_flex),
-                Cell::Speed(s.adapt),
-                Cell::Speed(s.memcpy),
-                Cell::Text(d.best.name().into()),
-                Cell::Ratio(d.max_boost),
-                Cell::Ratio(d.adapt_boost),
-                Cell::Ratio(d.fresh_boost),
-                Cell::Ratio(d.free_boost),
-                Cell::Ratio(d.adapt_over_max),
-            ]
-        };
+        let mut head = vec!["file".to_string(), "size".into()];
+        head.extend(COMPACT.map(|c| c.0.to_string()));
+        let cells = |s: &Speeds, d: &Derived| COMPACT.map(|c| named_cell(c.1, s, d));
         let mut rows: Vec<Vec<Cell>> = self
             .files
             .iter()
@@ -442,24 +449,8 @@ impl Report {
         let mut geo = vec![Cell::Text("geomean".into()), Cell::Size(sum.bytes as u64)];
         geo.extend(cells(&sum.speeds, &sum.derived));
         rows.push(geo);
-        let long = [
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "max_boost",
-            "adapt_boost",
-            "fresh_boost",
-            "free_boost",
-            "adapt_over_max",
-        ]
-        .map(String::from);
-        let mut worst = worst_cells(sum, &long);
-        worst[0] = Cell::Text("worst".into());
+        let mut worst = vec![Cell::Text("worst".into()), Cell::Empty];
+        worst.extend(worst_cells(sum, &COMPACT.map(|c| c.1.to_string())));
         rows.push(worst);
         Table {
             head,
@@ -791,10 +782,7 @@ impl Report {
                     s.interleave
                         .map_or_else(|| "null".to_string(), |n| n.to_string()),
                 ),
-                (
-                    "unit",
-                    json_str("GB/s (10^9 decompressed bytes per second)")
-                ),
+                ("unit", json_str(DECODE_UNIT)),
                 ("variants", names(&s.variants)),
                 ("skipped", names(&skipped(&s.variants))),
                 ("candidates", names(&s.candidates)),
@@ -900,6 +888,9 @@ impl Report {
         ])
     }
 }
+
+/// The unit of every decoding speed, as the JSON reports state it.
+pub const DECODE_UNIT: &str = "GB/s (10^9 decompressed bytes per second)";
 
 /// The width text output's prose lines and default table fit in.
 pub const TEXT_WIDTH: usize = 120;

@@ -24,6 +24,7 @@ use super::modes::{
 };
 use super::options::Options;
 use super::render::{Cell, block_size_label, json_array, json_str};
+use super::report::DECODE_UNIT;
 use super::rng::Rng;
 use super::{Failure, source_label};
 
@@ -377,10 +378,7 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
         "variants",
         json_array(Variant::available().iter().map(|v| json_str(v.name()))),
     ));
-    settings.push((
-        "unit",
-        json_str("GB/s (10^9 decompressed bytes per second)"),
-    ));
+    settings.push(("unit", json_str(DECODE_UNIT)));
     Ok(ModeReport {
         header,
         settings,

@@ -184,8 +184,8 @@ impl Decoder {
     /// (either way this replaces the [data prior](Decoder::with_data_prior)
     /// [`Decoder::new`] starts on). A decoder that is not adaptive:
     /// unchanged.
-    pub fn with_prior(mut self, prior: Option<Variant>) -> Self {
-        let policy = self.policy_mut().clone();
+    pub fn with_prior(self, prior: Option<Variant>) -> Self {
+        let policy = self.policy.unwrap_or_else(Decoder::opening_policy);
         Decoder {
             policy: Some(policy.with_prior(prior)),
             dict_policy: None,

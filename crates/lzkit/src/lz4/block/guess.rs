@@ -114,16 +114,6 @@ impl Sample {
         s
     }
 
-    /// The variant among `candidates` this sample suggests; `fallback` (the
-    /// CPU's default) where it suggests none or none matches.
-    #[cfg(test)]
-    pub(crate) fn pick(&self, candidates: &[Variant], fallback: Variant) -> Variant {
-        match self.class() {
-            None => fallback,
-            Some((shape, width)) => nearest(candidates, shape, width).unwrap_or(fallback),
-        }
-    }
-
     /// The loop shape and copy width this sample suggests; `None` for too
     /// few sequences.
     fn class(&self) -> Option<(Shape, usize)> {
@@ -158,7 +148,7 @@ fn nearest(candidates: &[Variant], shape: Shape, width: usize) -> Option<Variant
 }
 
 /// A guessable variant with its entry points.
-type Choice = (Variant, DecodeFn, DictDecodeFn);
+pub(crate) type Choice = (Variant, DecodeFn, DictDecodeFn);
 
 /// The variant (with its entry points) for every class a sample can have,
 /// worked out once: indexed by shape (plain, match-only), then width (16,
@@ -214,6 +204,15 @@ pub(crate) fn default_choice() -> Choice {
 mod tests {
     use super::*;
     use crate::lz4::block::{Kernel, compress};
+
+    /// The variant among `candidates` the sample `s` suggests; `fallback`
+    /// where it suggests none or none matches (what [`table`] holds for
+    /// the adaptive decoder's candidates).
+    fn pick(s: &Sample, candidates: &[Variant], fallback: Variant) -> Variant {
+        s.class()
+            .and_then(|(shape, width)| nearest(candidates, shape, width))
+            .unwrap_or(fallback)
+    }
 
     /// A column of `n` little-endian u32 values `f(i)`.
     fn column(n: u32, f: impl Fn(u32) -> u32) -> Vec<u8> {
@@ -272,7 +271,7 @@ mod tests {
             .collect();
         let s = Sample::of(&compress(&noisy, 1), 1000, usize::MAX);
         assert!(s.sequences <= LITERAL_CHECK_AFTER, "{s:?}");
-        let v = s.pick(Variant::candidates(), Variant::default_for_cpu());
+        let v = pick(&s, Variant::candidates(), Variant::default_for_cpu());
         assert_eq!(v.shape(), Shape::Plain);
     }
 
@@ -292,33 +291,33 @@ mod tests {
             match_bytes,
         };
         // Too few sequences: the fallback.
-        assert_eq!(sample(3, 3, 30).pick(&portable, fallback), fallback);
+        assert_eq!(pick(&sample(3, 3, 30), &portable, fallback), fallback);
         // Mostly match-only, short matches: the 16-byte m kernel.
         assert_eq!(
-            sample(100, 90, 600).pick(&portable, fallback),
+            pick(&sample(100, 90, 600), &portable, fallback),
             Variant::new(Kernel::Portable16, Shape::MatchOnly)
         );
         assert_eq!(
-            sample(100, 90, 600).pick(&[portable[2]], fallback),
+            pick(&sample(100, 90, 600), &[portable[2]], fallback),
             portable[2]
         );
         // Mixed: plain; long matches: the widest.
         assert_eq!(
-            sample(100, 50, 600).pick(&portable, fallback),
+            pick(&sample(100, 50, 600), &portable, fallback),
             Variant::plain(Kernel::Portable16)
         );
         assert_eq!(
-            sample(100, 50, 6000).pick(&portable, fallback),
+            pick(&sample(100, 50, 6000), &portable, fallback),
             Variant::plain(Kernel::Portable64)
         );
         // Nothing of the wanted shape: the fallback.
         assert_eq!(
-            sample(100, 90, 600).pick(&portable[..2], fallback),
+            pick(&sample(100, 90, 600), &portable[..2], fallback),
             fallback
         );
         // SIMD kernels are preferred to portable ones where both exist.
         let simd = Variant::candidates();
-        let v = sample(100, 50, 600).pick(simd, Variant::default_for_cpu());
+        let v = pick(&sample(100, 50, 600), simd, Variant::default_for_cpu());
         assert!(simd.contains(&v));
         if simd.iter().any(|v| !v.is_portable()) {
             assert!(!v.is_portable(), "{v:?}");

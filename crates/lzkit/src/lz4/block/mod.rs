@@ -184,7 +184,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
 /// The free functions' variant for `src` into `capacity` bytes, with its
 /// entry points (see [`free_variant`]).
 #[inline]
-fn free_choice(src: &[u8], capacity: usize) -> (Variant, variant::DecodeFn, variant::DictDecodeFn) {
+fn free_choice(src: &[u8], capacity: usize) -> guess::Choice {
     if capacity >= guess::BLOCK_SAMPLE_MIN_OUTPUT {
         guess::choose(src, capacity, guess::BLOCK_SAMPLE)
     } else {
@@ -207,13 +207,11 @@ pub fn free_variant(src: &[u8], capacity: usize) -> Variant {
     free_choice(src, capacity).0
 }
 
-/// The variant a [`Decoder::new`] whose first block is `src` starts on
-/// (its data prior: [`Decoder::with_data_prior`]). Benchmark reports.
+/// The variant a decoder's data prior ([`Decoder::with_data_prior`]) sets
+/// when `src`, to decode into `capacity` bytes, is the block it is taken
+/// from. Benchmark reports.
 #[doc(hidden)]
 pub fn stream_guess(src: &[u8], capacity: usize) -> Variant {
-    if capacity < guess::BLOCK_SAMPLE_MIN_OUTPUT {
-        return guess::default_choice().0;
-    }
     guess::guess(src, capacity, guess::STREAM_SAMPLE)
 }
 

@@ -301,11 +301,27 @@ fn decode_wave(
     if par.pool.is_none() && ranges.len() > 1 {
         par.pool = Pool::new(par.threads);
     }
+    // One batch, with a decoder from the call's set (on any thread).
+    let decoders = &par.decoders;
+    let cancel = &cancel;
+    let decode = |r: &Range<usize>, part: &mut [u8]| {
+        let mut d = take_decoder(decoders);
+        let result = decode_batch(
+            &mut d,
+            &blocks[r.clone()],
+            first + r.start as u64,
+            block_max,
+            &[],
+            part,
+            cancel,
+        );
+        put_decoder(decoders, d);
+        result
+    };
     match &par.pool {
         Some(pool) if ranges.len() > 1 => {
             let (tx, rx) = mpsc::channel();
-            let decoders = &par.decoders;
-            let cancel = &cancel;
+            let decode = &decode;
             pool.in_place_scope(|scope| {
                 for (k, (part, r)) in parts.into_iter().zip(&ranges).enumerate() {
                     let tx = tx.clone();
@@ -313,17 +329,7 @@ fn decode_wave(
                         // First of all: the whole part is initialised once
                         // every task has run (decode_wave relies on it).
                         let part = part.bytes();
-                        let mut d = take_decoder(decoders);
-                        let result = decode_batch(
-                            &mut d,
-                            &blocks[r.clone()],
-                            first + r.start as u64,
-                            block_max,
-                            &[],
-                            part,
-                            cancel,
-                        );
-                        put_decoder(decoders, d);
+                        let result = decode(r, part);
                         // The receiver outlives the scope.
                         let _ = tx.send((k, part, result));
                     });
@@ -350,17 +356,7 @@ fn decode_wave(
         _ => {
             for (part, r) in parts.into_iter().zip(&ranges) {
                 let part = part.bytes();
-                let mut d = take_decoder(&par.decoders);
-                let result = decode_batch(
-                    &mut d,
-                    &blocks[r.clone()],
-                    first + r.start as u64,
-                    block_max,
-                    &[],
-                    part,
-                    &cancel,
-                );
-                put_decoder(&par.decoders, d);
+                let result = decode(r, part);
                 if let Some(e) = account(part, result, state) {
                     failure = Some(e);
                     break;
