@@ -104,6 +104,12 @@ impl ArmStats {
     }
 }
 
+/// Keep the items of `v` whose entry in `keep` (one per item) is true.
+pub(crate) fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut flags = keep.iter();
+    v.retain(|_| flags.next().copied().unwrap_or(false));
+}
+
 /// Thompson-sampling bandit over `n` arms minimising cost.
 #[derive(Debug, Clone)]
 pub struct Bandit {
@@ -121,6 +127,12 @@ impl Bandit {
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             next_refresh: REFRESH_FIRST,
         }
+    }
+
+    /// Keep only the arms whose entry in `keep` (one per arm) is true,
+    /// with what was learned of them.
+    pub fn retain(&mut self, keep: &[bool]) {
+        retain_by(&mut self.arms, keep);
     }
 
     /// Number of arms.

@@ -21,7 +21,7 @@
 //! keeps its own signature and registers, and the common case compiles to
 //! a few loads and one indirect call.
 
-use super::bandit::{ArmStats, Bandit};
+use super::bandit::{ArmStats, Bandit, retain_by};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The least output one timing covers: the clock's resolution and call
@@ -301,6 +301,37 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
         matches!(self.mode, Mode::Adaptive(_))
     }
 
+    /// Drop the arms `keep` refuses from this adaptive policy, keeping
+    /// what it learned of the others; nothing happens if it would drop
+    /// every arm or none, or if the policy is not adaptive. An arm it
+    /// settled on that is dropped gives way to the first one left. The
+    /// policy no longer votes: its arms are no longer the list its votes
+    /// table is indexed by.
+    pub fn retain_arms(&mut self, keep: impl Fn(A) -> bool) {
+        let Mode::Adaptive(bandit) = &mut self.mode else {
+            return;
+        };
+        let mask: Vec<bool> = self.arms.iter().map(|a| keep(a.0)).collect();
+        if !mask.contains(&false) || !mask.contains(&true) {
+            return;
+        }
+        // An arm's index among those kept; 0 for a dropped one.
+        let map = |old: usize| match mask[old] {
+            true => mask[..old].iter().filter(|&&k| k).count(),
+            false => 0,
+        };
+        bandit.retain(&mask);
+        retain_by(&mut self.arms, &mask);
+        retain_by(&mut self.blocks, &mask);
+        self.settled = map(self.settled);
+        self.initial = map(self.initial);
+        self.last = map(self.last);
+        self.settled_fn = self.arms[self.settled].1;
+        self.batch = None;
+        self.warm_left = 0;
+        self.votes = None;
+    }
+
     /// [`Policy::with_prior`] in place.
     pub fn set_prior(&mut self, prior: Option<A>) {
         if !self.is_adaptive() {
@@ -554,6 +585,29 @@ mod tests {
         let r = pull.run(|entry| entry(n));
         p.finish(&pull, r.as_ref().ok().copied());
         r
+    }
+
+    #[test]
+    fn retained_arms_keep_what_was_learned_and_the_settled_arm() {
+        let arms: Vec<(u8, u8)> = (0..4).map(|i| (i, i * 10)).collect();
+        let mut p = Policy::adaptive(arms.clone(), 2, 7, None).with_prior(Some(3));
+        p.retain_arms(|a| a != 1);
+        assert_eq!(p.arms.iter().map(|a| a.0).collect::<Vec<_>>(), [0, 2, 3]);
+        assert_eq!(p.preferred(), 3);
+        assert_eq!(p.untimed(), Some(30));
+        assert_eq!(p.blocks.len(), 3);
+        assert_eq!(p.stats().len(), 3);
+        // The settled arm dropped: the first one left.
+        p.retain_arms(|a| a != 3);
+        assert_eq!(p.preferred(), 0);
+        // Dropping all or none: unchanged.
+        p.retain_arms(|_| false);
+        p.retain_arms(|_| true);
+        assert_eq!(p.arms.len(), 2);
+        // A fixed policy: unchanged.
+        let mut f = Policy::fixed(5u8, 50u8);
+        f.retain_arms(|_| false);
+        assert_eq!(f.preferred(), 5);
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub fn free_variant(src: &[u8], capacity: usize) -> Variant {
 /// from. Benchmark reports.
 #[doc(hidden)]
 pub fn stream_guess(src: &[u8], capacity: usize) -> Variant {
-    guess::guess(src, capacity, guess::STREAM_SAMPLE)
+    guess::data_prior(src, capacity).0
 }
 
 /// Decompress a block compressed with a dictionary ([`compress_with_dict`]):
