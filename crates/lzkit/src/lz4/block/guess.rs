@@ -4,13 +4,19 @@
 //!
 //! Two features of the first sequences decide it, measured on the 64 KiB
 //! blocks of the development corpus (level 1; a Zen 4/5 VM):
-//! * the share of sequences **without literals**: at 80% or more the `m`
-//!   shape's match-only branch is predicted, and it was 1.1-1.8 times the
-//!   plain loop's speed on every such column but one; below it, mispredicted,
-//!   it ran at 0.5-0.9 times the plain loop's speed on most files
-//!   (executables and source text at 0.65-0.8). The rule picked the faster
-//!   shape on 96 of 103 files from 256 sequences of the first block; the
-//!   files it missed lost at most 8%.
+//! * the share of sequences **without literals**: over whole blocks, at 80%
+//!   or more the `m` shape's match-only branch is predicted, and it was
+//!   1.1-1.8 times the plain loop's speed on every such column but one;
+//!   below it, mispredicted, it ran at 0.5-0.9 times the plain loop's speed
+//!   on most files (executables and source text, at 23% and 66%, at
+//!   0.65-0.8). A block's first sequences have more literals than the rest
+//!   (no history to match yet), so a sample's threshold is lower: 70%.
+//!   Applied to 256 sequences of each file's first block, it gave a
+//!   geometric mean of 1.417 times C with the fixed variants it picked,
+//!   against 1.387 at 80% (1.363 and 1.338 from 64 sequences), the same
+//!   worst file (0.93), and no file on the wrong side by the whole-block
+//!   share; 60% sent an executable's blocks to the `m` shape (0.78 times
+//!   C).
 //! * the **mean match length**: from 24 bytes on, the widest kernel (fewer
 //!   chunks per match) was fastest on most files (up to 1.4 times the
 //!   32-byte kernel on long-match strings); with short matches in the `m`
@@ -30,22 +36,50 @@
 //! level 9). With the other shape ruled out only where the sample was
 //! clearest (under 60% or from 90% of literal-free sequences) 8 files of
 //! the corpus decoded below 0.97 times C at level 1 with one decoder per
-//! stream; ruled out always, 1 (geometric mean 1.377 against 1.375).
+//! stream; ruled out always, 1 (geometric mean 1.377 against 1.375, at the
+//! 80% threshold; at 70%, 1.40 with 2 files below 0.97).
 
 use super::variant::{DecodeFn, DictDecodeFn, Shape, Variant};
 use std::sync::OnceLock;
 
-/// Sequences a stream's first guess samples at most (once per stream: at
-/// most about 0.5 µs), and the share of the block's output they may cover
-/// (1 / this).
-pub(crate) const STREAM_SAMPLE: (usize, usize) = (256, 16);
-/// Sequences the free function samples per block at most (about 0.1-0.2
-/// µs, a percent of a 64 KiB block's decode time), and the share of the
-/// block's output they may cover (1 / this). Reading a sequence costs
-/// about half of decoding it where matches are long (a 64 KiB block of
-/// 140-byte matches decodes in under 2 µs): the cap on output keeps the
-/// sample at a few percent of any block's decode time.
-pub(crate) const BLOCK_SAMPLE: (usize, usize) = (64, 32);
+/// How much of a block a sample reads at most.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    /// Sequences.
+    sequences: usize,
+    /// One sequence per this many bytes of the compressed block.
+    input_per_sequence: usize,
+    /// 1 / this of the block's output.
+    output_share: usize,
+}
+
+impl Budget {
+    /// A sample of `src`, to decode into `capacity` bytes, within this
+    /// budget.
+    fn sample(self, src: &[u8], capacity: usize) -> Sample {
+        let sequences = self.sequences.min(src.len() / self.input_per_sequence);
+        Sample::of(src, sequences, capacity / self.output_share)
+    }
+}
+
+/// A stream's data prior, read once per stream: at most about 0.5 µs.
+const STREAM_SAMPLE: Budget = Budget {
+    sequences: 256,
+    input_per_sequence: 16,
+    output_share: 16,
+};
+/// The free function's sample of each block: about 0.1-0.2 µs at most, a
+/// percent of a 64 KiB block's decode time. Reading a sequence costs about
+/// half of decoding it where matches are long, and the first sequences of
+/// a block are its densest (there is no history yet): on a 26 KiB block of
+/// 140-byte matches on average (0.7 µs to decode), 64 sequences within
+/// 1/32 of the output took 81 ns. The cap on sequences per compressed byte
+/// keeps the sample at a few percent of any block's decode time.
+const BLOCK_SAMPLE: Budget = Budget {
+    sequences: 64,
+    input_per_sequence: 64,
+    output_share: 32,
+};
 /// The least output a block needs before the free function samples it:
 /// below it the sample would cost a visible share of the decode, and the
 /// default variant is used.
@@ -59,7 +93,7 @@ const LITERAL_CHECK_AFTER: u32 = 32;
 /// Literal bytes a sample may hold beyond twice its match bytes and go on.
 const LITERAL_SLACK: u64 = 1024;
 /// The least share of literal-free sequences for the `m` shape (percent).
-const MATCH_ONLY_PERCENT: u32 = 80;
+const MATCH_ONLY_PERCENT: u32 = 70;
 /// The least sampled sequences for any guess but the default.
 const MIN_SEQUENCES: u32 = 4;
 /// The least sampled sequences for ruling a shape out of exploration.
@@ -192,22 +226,25 @@ fn table() -> &'static [Choice; 7] {
     })
 }
 
-/// The variant a sample of `src` (to decode into `capacity` bytes)
-/// suggests among the adaptive decoder's candidates, with its entry
-/// points; `(max, share)` caps the sample at `max` sequences and
-/// `capacity / share` bytes of output.
-pub(crate) fn choose(src: &[u8], capacity: usize, (max, share): (usize, usize)) -> Choice {
-    let t = table();
-    match Sample::of(src, max, capacity / share).class() {
-        None => t[6],
-        Some((shape, width)) => t[index(shape, width)],
-    }
+/// The variant the free function's sample of `src` (to decode into
+/// `capacity` bytes) suggests among the adaptive decoder's candidates,
+/// with its entry points.
+pub(crate) fn choose(src: &[u8], capacity: usize) -> Choice {
+    lookup(&BLOCK_SAMPLE.sample(src, capacity))
 }
 
-/// The index in [`table`] of a class: plain or match-only, then width 16,
-/// 32 or 64.
-fn index(shape: Shape, width: usize) -> usize {
-    usize::from(shape == Shape::MatchOnly) * 3 + (width.ilog2() as usize).saturating_sub(4).min(2)
+/// The candidate (with its entry points) for the class of `sample`: plain
+/// or match-only, then width 16, 32 or 64; the default for a sample too
+/// small to tell.
+fn lookup(sample: &Sample) -> Choice {
+    let t = table();
+    match sample.class() {
+        None => t[6],
+        Some((shape, width)) => {
+            let i = usize::from(shape == Shape::MatchOnly) * 3;
+            t[i + (width.ilog2() as usize).saturating_sub(4).min(2)]
+        }
+    }
 }
 
 /// Whether two loop shapes are of one family: the match-only shape, or the
@@ -220,13 +257,8 @@ pub(crate) fn same_family(a: Shape, b: Shape) -> bool {
 /// bytes): the variant to start on, and whether the sample was decisive
 /// (the stream then explores only that variant's shape family).
 pub(crate) fn data_prior(src: &[u8], capacity: usize) -> (Variant, bool) {
-    let (max, share) = STREAM_SAMPLE;
-    let sample = Sample::of(src, max, capacity / share);
-    let variant = match sample.class() {
-        None => default_choice().0,
-        Some((shape, width)) => table()[index(shape, width)].0,
-    };
-    (variant, sample.decisive())
+    let sample = STREAM_SAMPLE.sample(src, capacity);
+    (lookup(&sample).0, sample.decisive())
 }
 
 /// The default variant's entry points, for blocks too small to sample.
@@ -378,7 +410,7 @@ mod tests {
     fn guesses_on_columns() {
         // Integers that repeat with a stride: mostly match-only sequences.
         let repeating = compress(&column(16_000, |i| (i / 4) % 50 * 1_000_003), 1);
-        let s = Sample::of(&repeating, STREAM_SAMPLE.0, usize::MAX);
+        let s = Sample::of(&repeating, STREAM_SAMPLE.sequences, usize::MAX);
         assert!(s.sequences >= MIN_SEQUENCES, "{s:?}");
         let v = data_prior(&repeating, 64_000).0;
         assert!(Variant::candidates().contains(&v) || v == Variant::default_for_cpu());

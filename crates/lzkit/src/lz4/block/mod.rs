@@ -186,7 +186,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<usize> {
 #[inline]
 fn free_choice(src: &[u8], capacity: usize) -> guess::Choice {
     if capacity >= guess::BLOCK_SAMPLE_MIN_OUTPUT {
-        guess::choose(src, capacity, guess::BLOCK_SAMPLE)
+        guess::choose(src, capacity)
     } else {
         guess::default_choice()
     }
