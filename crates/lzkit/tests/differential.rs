@@ -145,6 +145,32 @@ fn dictionary_blocks_both_ways() {
 }
 
 #[test]
+fn fast_levels_write_exactly_what_c_writes() {
+    // Level 1 is LZ4_compress_default and levels <= 0 are
+    // LZ4_compress_fast: the same hash tables (16-bit entries up to 64 KiB +
+    // 10 bytes of input, 32-bit above), the same probes, so the same bytes.
+    // Sizes around the table switch and the format's minimum, and inputs
+    // of every kind.
+    let sizes = [
+        0, 12, 13, 100, 4096, 65_535, 65_546, 65_547, 70_000, 300_000,
+    ];
+    for (name, data) in [
+        ("text", text(300_000, 4)),
+        ("mixed", mixed(300_000, 5)),
+        ("low entropy", low_entropy(300_000, 6)),
+    ] {
+        for &n in &sizes {
+            for level in [1, 0, -3] {
+                assert!(
+                    compress(&data[..n], level) == c_compress(&data[..n], level),
+                    "{name}, {n} bytes, level {level}: output differs from C's"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn compression_ratio_close_to_c() {
     // Level 1 is the same algorithm as LZ4_compress_default: a broken match
     // finder would show here first. Generous margin.
