@@ -150,10 +150,15 @@ fn fast_levels_write_exactly_what_c_writes() {
     // LZ4_compress_fast: the same hash tables (16-bit entries up to 64 KiB +
     // 10 bytes of input, 32-bit above), the same probes, so the same bytes.
     // Sizes around the table switch and the format's minimum, and inputs
-    // of every kind.
-    let sizes = [
-        0, 12, 13, 100, 4096, 65_535, 65_546, 65_547, 70_000, 300_000,
-    ];
+    // of every kind. Above the switch the C library on a 32-bit target
+    // hashes 4 bytes, not 5, into a table of pointers; lzkit writes what
+    // the 64-bit library writes on every target.
+    let small = [0, 12, 13, 100, 4096, 65_535, 65_546];
+    let large = [65_547, 70_000, 300_000];
+    let sizes: Vec<usize> = match cfg!(target_pointer_width = "64") {
+        true => small.iter().chain(&large).copied().collect(),
+        false => small.to_vec(),
+    };
     for (name, data) in [
         ("text", text(300_000, 4)),
         ("mixed", mixed(300_000, 5)),
