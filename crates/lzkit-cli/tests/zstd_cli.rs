@@ -4,6 +4,9 @@
 //! list with `--list`; corrupt and truncated files, and files that mix LZ4
 //! and zstd frames, fail with one line naming the file and leave no output.
 //!
+//! Compression with `--format=zstd` writes frames that `zstd -d` and lzkit
+//! decode, with the options the `zstd` command has.
+//!
 //! The tests print a note and skip themselves when `zstd` is not on PATH,
 //! except in CI (`CI` set), where a missing `zstd` fails them.
 
@@ -386,4 +389,119 @@ fn zstd_told_by_magic_number_not_name() {
     write(&d.path().join("dir"), "in.zst", &z);
     assert_success(&lzkit(d.path(), &["-d", "-r", "dir"]), "-d -r");
     assert_same(&read(&d.path().join("dir"), "in"), &data, "-d -r");
+}
+
+/// `zstd -lv` of `name`: its "Key: value" lines.
+fn zstd_list(dir: &Path, name: &str) -> String {
+    let out = zstd(dir, &["-lv", name]);
+    assert_success(&out, &format!("zstd -lv {name}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn zstd_compression_is_read_by_zstd_and_lzkit() {
+    if !zstd_ref::cli_available() {
+        return;
+    }
+    let d = tmp();
+    let data = sample(3 << 20, 31);
+    write(d.path(), "f", &data);
+    for (i, args) in [
+        &["--zstd"][..],
+        &["--format=zstd", "-1"],
+        &["--zstd", "-19", "-T2"],
+        &["--zstd", "--ultra", "-22", "-T1"],
+        &["--zstd", "--fast=4"],
+        &["--format", "zstd", "--long=24", "-T2"],
+        &["--zstd", "--no-check", "--no-content-size"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let name = format!("o{i}.zst");
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["f", "-o", &name]);
+        assert_success(&lzkit(d.path(), &all), &format!("lzkit {args:?}"));
+        let out = zstd(d.path(), &["-dc", &name]);
+        assert_success(&out, &format!("zstd -dc after lzkit {args:?}"));
+        assert_same(
+            &out.stdout,
+            &data,
+            &format!("zstd -dc after lzkit {args:?}"),
+        );
+        let listing = zstd_list(d.path(), &name);
+        let plain = args.contains(&"--no-check");
+        assert_eq!(
+            listing.contains("Check: XXH64"),
+            !plain,
+            "{args:?}: {listing}"
+        );
+        assert_eq!(
+            listing.contains(&format!("Decompressed Size: 3.00 MiB ({} B)", data.len())),
+            !plain,
+            "{args:?}: {listing}"
+        );
+        check_decodes(d.path(), &name, &data, &[], &format!("lzkit {args:?}"));
+    }
+    // Levels order the sizes; --ultra -22 without --ultra is 19, with a warning.
+    let size = |name: &str| fs::metadata(d.path().join(name)).unwrap().len();
+    assert!(size("o4.zst") > size("o1.zst") && size("o1.zst") > size("o2.zst"));
+    let out = lzkit(d.path(), &["--zstd", "-22", "-T1", "-c", "f"]);
+    assert_success(&out, "-22 without --ultra");
+    assert!(stderr(&out).contains("--ultra"), "{}", stderr(&out));
+    let at19 = lzkit(d.path(), &["--zstd", "-19", "-T1", "-c", "f"]);
+    assert_eq!(out.stdout, at19.stdout, "-22 without --ultra is -19");
+}
+
+#[test]
+fn zstd_compression_names_pipes_and_dictionaries() {
+    if !zstd_ref::cli_available() {
+        return;
+    }
+    let d = tmp();
+    let data = sample(200_000, 32);
+    write(d.path(), "f", &data);
+    // The default output name, and the summary line.
+    let out = lzkit(d.path(), &["--zstd", "f"]);
+    assert_success(&out, "lzkit --zstd f");
+    assert!(stderr(&out).contains("(f -> f.zst)"), "{}", stderr(&out));
+    // No overwrite without -f.
+    let again = lzkit(d.path(), &["--zstd", "f"]);
+    assert_eq!(again.status.code(), Some(1), "existing f.zst refused");
+    fs::remove_file(d.path().join("f")).unwrap();
+    check_decodes(d.path(), "f.zst", &data, &[], "f.zst");
+    write(d.path(), "f", &data);
+    // From a pipe: no content size, still decodable by both.
+    let out = with_stdin(BIN, d.path(), &["--zstd", "-5"], &data);
+    assert_success(&out, "lzkit --zstd < data");
+    write(d.path(), "p.zst", &out.stdout);
+    assert!(!zstd_list(d.path(), "p.zst").contains("Decompressed Size: 195"));
+    check_decodes(d.path(), "p.zst", &data, &[], "from a pipe");
+    // A raw-content dictionary: needed by zstd -d and by lzkit -d.
+    write(d.path(), "dict", &sample(100_000, 33));
+    let mut both = sample(100_000, 33);
+    both.extend_from_slice(&data[..50_000]);
+    write(d.path(), "g", &both);
+    assert_success(
+        &lzkit(d.path(), &["--zstd", "-D", "dict", "g", "-o", "g.zst"]),
+        "--zstd -D",
+    );
+    let plain = lzkit(d.path(), &["--zstd", "-c", "g"]);
+    assert!(
+        (fs::metadata(d.path().join("g.zst")).unwrap().len() as usize) < plain.stdout.len() / 2
+    );
+    let out = zstd(d.path(), &["-D", "dict", "-dc", "g.zst"]);
+    assert_same(&out.stdout, &both, "zstd -D dict -d");
+    fs::remove_file(d.path().join("g")).unwrap();
+    check_decodes(
+        d.path(),
+        "g.zst",
+        &both,
+        &["-D", "dict"],
+        "lzkit -d -D dict",
+    );
+    // The legacy format is LZ4's.
+    let out = lzkit(d.path(), &["--zstd", "-l", "-c", "f"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("legacy"), "{}", stderr(&out));
 }

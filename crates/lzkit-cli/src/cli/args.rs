@@ -28,6 +28,26 @@ pub enum Mode {
     List,
 }
 
+/// The compressed format written when compressing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutFormat {
+    /// LZ4 frames (default).
+    Lz4,
+    /// zstd frames, through libzstd (`--format=zstd`, `--zstd`).
+    Zstd,
+}
+
+impl OutFormat {
+    /// The format named `name` (`--format=NAME`, `recompress --to NAME`).
+    pub fn from_name(name: &str) -> Result<OutFormat, String> {
+        match name {
+            "lz4" => Ok(OutFormat::Lz4),
+            "zstd" | "zst" => Ok(OutFormat::Zstd),
+            _ => Err(format!("unknown format '{name}': lzkit writes lz4 or zstd")),
+        }
+    }
+}
+
 /// Everything the command line asked for.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -36,6 +56,18 @@ pub struct Options {
     /// Compression level from `-#`, `--fast`, `--best`; `None` means the
     /// `LZ4_CLEVEL` environment variable, else 1.
     pub level: Option<Level>,
+    /// `--format=zstd` / `--zstd`: what compression writes.
+    pub format: OutFormat,
+    /// The level as given, for zstd: `-#` as typed (not clamped to LZ4's
+    /// 12), `--fast=N` as -N, `--best` as 19; `None`: zstd's default, 3.
+    pub zstd_level: Option<i32>,
+    /// `--ultra`: zstd levels 20 to 22.
+    pub ultra: bool,
+    /// `--long[=#]`: zstd long-distance matching with a window of 2^#.
+    pub long: Option<u32>,
+    /// zstd output stores the content size of regular files unless
+    /// `--no-content-size` (as `zstd`; LZ4's default is the opposite).
+    pub zstd_content_size: bool,
     /// `-B4`..`-B7`.
     pub block_size: BlockSize,
     /// `-BD` / `-BI`.
@@ -112,6 +144,11 @@ impl Default for Options {
         Options {
             mode: Mode::Auto,
             level: None,
+            format: OutFormat::Lz4,
+            zstd_level: None,
+            ultra: false,
+            long: None,
+            zstd_content_size: true,
             block_size: BlockSize::Max4MB,
             block_mode: BlockMode::Independent,
             block_checksum: false,
@@ -211,7 +248,7 @@ where
 
 /// Long options that take a value (`--threads=N` or `--threads N`;
 /// `--fast` takes one only attached).
-const VALUED: &[&str] = &["fast", "threads", "output", "memory"];
+const VALUED: &[&str] = &["fast", "threads", "output", "memory", "format", "long"];
 
 /// One `--name[=value]` option; `--threads`, `--output` and `--memory` may
 /// take their value from the next argument (`--threads N`, `--output FILE`).
@@ -229,7 +266,7 @@ where
         return Err(format!("option --{name} takes no value"));
     }
     let value = match name {
-        "threads" | "output" | "memory" if value.is_none() => {
+        "threads" | "output" | "memory" | "format" if value.is_none() => {
             rest.next().map(|v| v.to_string_lossy().into_owned())
         }
         _ => value,
@@ -248,11 +285,42 @@ where
         "multiple" => opts.multiple = true,
         "verbose" => opts.verbosity += 1,
         "quiet" => opts.verbosity -= 1,
-        "content-size" => opts.content_size = true,
-        "no-content-size" => opts.content_size = false,
+        "content-size" => {
+            opts.content_size = true;
+            opts.zstd_content_size = true;
+        }
+        "no-content-size" => {
+            opts.content_size = false;
+            opts.zstd_content_size = false;
+        }
         "frame-crc" => opts.content_checksum = true,
         "no-frame-crc" => opts.content_checksum = false,
-        "best" => opts.level = Some(Level::BEST),
+        "best" => {
+            opts.level = Some(Level::BEST);
+            opts.zstd_level = Some(19);
+        }
+        "format" => {
+            opts.format = OutFormat::from_name(value.unwrap_or(""))
+                .map_err(|e| format!("{e} (--format=lz4 or --format=zstd)"))?;
+        }
+        "zstd" => opts.format = OutFormat::Zstd,
+        "ultra" => opts.ultra = true,
+        "long" => {
+            let log = match value {
+                None => 27,
+                Some(v) => match v.parse::<u32>() {
+                    Ok(n @ 10..=31) => n,
+                    _ => {
+                        return Err(format!(
+                            "invalid --long value '{v}': a window log from 10 to 31 (--long=27: 128 MiB)"
+                        ));
+                    }
+                },
+            };
+            opts.long = Some(log);
+        }
+        "check" => opts.content_checksum = true,
+        "no-check" => opts.content_checksum = false,
         "fast" => {
             let n = match value {
                 None => 1,
@@ -266,6 +334,7 @@ where
                 },
             };
             opts.level = Some(Level::fast(n));
+            opts.zstd_level = Some(-(n.min(1 << 17) as i32));
         }
         "threads" => {
             let n = value
@@ -327,6 +396,7 @@ where
                 let (n, used) = read_number(&bytes[i - 1..]);
                 i += used - 1;
                 opts.level = Some(Level::saturating(n));
+                opts.zstd_level = Some(n.min(i32::MAX as u64) as i32);
             }
             b'B' => {
                 let start = i;
@@ -540,6 +610,32 @@ mod tests {
         assert_eq!(run(&["--best"]).level, Some(Level::new(12)));
         let o = run(&["-vd"]);
         assert_eq!((o.verbosity, o.mode), (3, Mode::Decompress));
+    }
+
+    #[test]
+    fn zstd_options() {
+        let o = run(&["--zstd", "-19", "x"]);
+        assert_eq!((o.format, o.zstd_level), (OutFormat::Zstd, Some(19)));
+        assert_eq!(o.level, Some(Level::BEST));
+        let o = run(&["--format=zstd", "--ultra", "-22", "--long"]);
+        assert_eq!((o.zstd_level, o.ultra, o.long), (Some(22), true, Some(27)));
+        assert_eq!(run(&["--format", "lz4"]).format, OutFormat::Lz4);
+        assert_eq!(run(&["--long=31"]).long, Some(31));
+        assert_eq!(run(&["--fast=5"]).zstd_level, Some(-5));
+        assert_eq!(run(&["--best"]).zstd_level, Some(19));
+        assert!(!run(&["--no-check"]).content_checksum);
+        for bad in [
+            "--format=gzip",
+            "--format",
+            "--long=9",
+            "--long=32",
+            "--long=x",
+        ] {
+            assert!(
+                parse([bad].map(OsString::from), Options::default()).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

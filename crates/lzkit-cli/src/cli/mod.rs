@@ -125,7 +125,7 @@ fn short_help() -> String {
     format!(
         "\
 {PROGRAM} {version}: LZ4 compression, compatible with the lz4 command;
-decompresses zstd too
+zstd too (--zstd)
 
 Usage: {PROGRAM} [OPTIONS] [INPUT [OUTPUT]]
        {PROGRAM} -m [OPTIONS] FILE...
@@ -184,6 +184,16 @@ Compression:
   -T#, --threads=#       worker threads (default: LZ4_NBWORKERS, else all
                          cores; also for -d/-t of independent-block frames)
 
+zstd compression (libzstd; decoding is lzkit's own):
+      --format=FORMAT    lz4 (default) or zstd, written to FILE.zst
+      --zstd             --format=zstd
+  -#                     level 1 ... 19 (default 3); --fast=N: level -N
+      --ultra            levels 20 ... 22
+      --long[=#]         long-distance matching, window 2^# (default 27)
+      --no-check         no content checksum (also --no-frame-crc)
+  The content size of files is stored (--no-content-size: not); -D takes a
+  zstd dictionary or raw content; -T# sets libzstd's workers.
+
 Benchmark (lz4's): -b# first level (default 1), -e# last level, -i# timed
 rounds, -B# block size (4-7 or bytes); FILEs or a built-in corpus.
 ",
@@ -210,8 +220,10 @@ Details:
   writing to stdout); -v prints it for every file.
   -dcf copies input that does not start with an LZ4 or zstd magic number to
   stdout unchanged (lz4cat, zcat -f); garbage after frames is still an error.
-  zstd input is decoded (-d, -t, -c, --list; compression is LZ4 only); a file
-  whose frames switch between LZ4 and zstd is an error. -d -r decompresses
+  zstd input is decoded (-d, -t, -c, --list) by lzkit's own decoder and
+  written with --zstd through libzstd; a file whose frames switch between
+  LZ4 and zstd is an error. zstd levels above 19 without --ultra are 19,
+  with a warning, as zstd does. -l (legacy) with --zstd is an error. -d -r decompresses
   the files ending in .lz4 or .zst.
   --content-size reads files up to 16 MiB before compressing them, so that
   files in /proc and /sys, which report wrong sizes, store their real size.

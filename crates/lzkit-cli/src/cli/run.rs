@@ -12,7 +12,7 @@ use lzkit::lz4::frame::{
     effective_threads, list_frames,
 };
 
-use super::args::{MAX_THREADS, Mode, Options};
+use super::args::{MAX_THREADS, Mode, Options, OutFormat};
 use super::formats::{self, Format};
 use super::list;
 use super::output::{self, BUFFER_SIZE, Existing, Placement, Sink, Target};
@@ -26,6 +26,8 @@ const SUFFIX_EXT: &str = "lz4";
 /// Extension of zstd files, also stripped when decompressing (zstd input is
 /// told by its magic number, whatever its name).
 const ZSTD_EXT: &str = "zst";
+/// Suffix of files compressed with `--format=zstd`.
+const ZSTD_SUFFIX: &str = ".zst";
 /// Only this much of the end of a dictionary file matters (the LZ4 window).
 const DICT_WINDOW: u64 = 64 * 1024;
 /// `--content-size`: regular files up to this size are read into memory
@@ -88,6 +90,9 @@ struct Job {
     /// The whole `-D` file, read when the first zstd input needs it (LZ4
     /// reads only its last 64 KiB); an error is the message to report.
     zstd_dictionary: OnceLock<Result<Arc<[u8]>, String>>,
+    /// zstd compression settings, with `--format=zstd` (the dictionary and
+    /// content size are added per input).
+    zstd: Option<lzkit::zstd::EncodeOptions>,
 }
 
 /// What one successful operation did, for the summary line.
@@ -409,8 +414,13 @@ impl Job {
             .legacy(opts.legacy)
             .favor_dec_speed(opts.favor_dec_speed)
             .threads(threads);
+        let zstd = match opts.format {
+            OutFormat::Zstd => Some(zstd_options(&opts, threads, &rep)?),
+            OutFormat::Lz4 => None,
+        };
         Ok(Job {
             window_log_max: formats::window_log_max(opts.memory),
+            zstd,
             opts,
             rep,
             frame,
@@ -428,9 +438,15 @@ impl Job {
         let Input::File(path) = &found.input else {
             return None;
         };
-        let lz4 = has_suffix(path.as_os_str());
+        let compressed = match self.opts.format {
+            OutFormat::Lz4 => has_suffix(path.as_os_str()),
+            OutFormat::Zstd => Path::new(path).extension() == Some(OsStr::new(ZSTD_EXT)),
+        };
         match mode {
-            Mode::Compress if found.in_directory && lz4 => Some("already has the .lz4 suffix"),
+            Mode::Compress if found.in_directory && compressed => Some(match self.opts.format {
+                OutFormat::Lz4 => "already has the .lz4 suffix",
+                OutFormat::Zstd => "already has the .zst suffix",
+            }),
             Mode::Compress if self.opts.exclude_compressed && looks_compressed(path) => {
                 Some("already compressed (--exclude-compressed)")
             }
@@ -589,7 +605,10 @@ impl Job {
         let name = path.as_os_str();
         if mode == Mode::Compress {
             let mut out = name.to_os_string();
-            out.push(SUFFIX);
+            out.push(match self.opts.format {
+                OutFormat::Lz4 => SUFFIX,
+                OutFormat::Zstd => ZSTD_SUFFIX,
+            });
             return Ok(Target::File(PathBuf::from(out)));
         }
         if has_decoded_suffix(name) {
@@ -713,6 +732,9 @@ impl Job {
         out_name: &str,
         progress: &mut Progress,
     ) -> Result<(Sink, u64), Failure> {
+        if let Some(zstd) = &self.zstd {
+            return self.compress_zstd(zstd, reader, meta, sink, in_name, out_name, progress);
+        }
         let mut frame = self.frame.clone();
         let mut reader = reader;
         if self.opts.content_size && !frame.legacy {
@@ -736,21 +758,88 @@ impl Job {
             other => Failure::lzkit(in_name, other),
         };
         let mut encoder = FrameEncoder::new(sink, &frame);
-        let mut buf = vec![0u8; BUFFER_SIZE];
-        let mut total = 0u64;
-        loop {
-            let n = match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Failure::io(in_name, &e)),
-            };
-            encoder.write_all(&buf[..n]).map_err(encode_failure)?;
-            total += n as u64;
-            progress.set(total, encoder.get_ref().written());
-        }
+        let total = pump(
+            &mut reader,
+            &mut encoder,
+            in_name,
+            progress,
+            encode_failure,
+            |e| e.get_ref().written(),
+        )?;
         let sink = encoder.finish().map_err(encode_failure)?;
         Ok((sink, total))
+    }
+
+    /// Compress `reader` into `sink` as one zstd frame with libzstd. The
+    /// content size is stored when the input is a regular file (as `zstd`
+    /// does; `--no-content-size` leaves it out); a file that changes size
+    /// meanwhile fails rather than store a wrong one.
+    #[allow(clippy::too_many_arguments)]
+    fn compress_zstd(
+        &self,
+        zstd: &lzkit::zstd::EncodeOptions,
+        mut reader: Box<dyn Read>,
+        meta: Option<&Metadata>,
+        sink: Sink,
+        in_name: &str,
+        out_name: &str,
+        progress: &mut Progress,
+    ) -> Result<(Sink, u64), Failure> {
+        let mut opts = zstd.clone();
+        if self.opts.zstd_content_size {
+            let (size, rest) = self.content_size(reader, meta, in_name)?;
+            opts = opts.content_size(size);
+            reader = rest;
+        }
+        if self.opts.dictionary.is_some() {
+            opts = opts.dictionary(Some(self.whole_dictionary()?));
+        }
+        self.rep.detail(format!(
+            "{in_name}: zstd level {}, {}",
+            opts.get_level(),
+            describe_zstd(&self.opts, zstd_workers(self.threads))
+        ));
+        let encode_failure = |e: io::Error| {
+            // libzstd's error when the bytes read differ from the content
+            // size pledged: the only one the data can cause.
+            if opts.get_content_size().is_some() && e.to_string().contains("Src size is incorrect")
+            {
+                Failure::new(
+                    in_name,
+                    "changed size while being compressed; its content size cannot be stored",
+                )
+            } else {
+                sink_failure(out_name, &e)
+            }
+        };
+        let mut encoder = lzkit::zstd::Encoder::new(sink, &opts)
+            .map_err(|e| Failure::new(in_name, super::report::describe_lzkit(&e)))?;
+        let total = pump(
+            &mut reader,
+            &mut encoder,
+            in_name,
+            progress,
+            encode_failure,
+            |e| e.get_ref().written(),
+        )?;
+        let sink = encoder.finish().map_err(|e| encode_failure(e.into_io()))?;
+        Ok((sink, total))
+    }
+
+    /// The whole `-D` file (zstd dictionaries are used whole), read once.
+    fn whole_dictionary(&self) -> Result<Arc<[u8]>, Failure> {
+        let Some(path) = &self.opts.dictionary else {
+            return Err(Failure::new("-D", "no dictionary given"));
+        };
+        let name = path.display().to_string();
+        self.zstd_dictionary
+            .get_or_init(|| {
+                fs::read(path).map(Arc::from).map_err(|e| {
+                    format!("cannot read dictionary: {}", super::report::describe_io(&e))
+                })
+            })
+            .clone()
+            .map_err(|msg| Failure::new(&name, msg))
     }
 
     /// The content size to store for `--content-size`, and the reader to
@@ -863,16 +952,8 @@ impl Job {
             return Ok(decoder);
         };
         let name = path.display().to_string();
-        let bytes = self
-            .zstd_dictionary
-            .get_or_init(|| {
-                fs::read(path).map(Arc::from).map_err(|e| {
-                    format!("cannot read dictionary: {}", super::report::describe_io(&e))
-                })
-            })
-            .as_ref()
-            .map_err(|msg| Failure::new(&name, msg))?;
-        let dictionary = lzkit::zstd::Dictionary::new(bytes).map_err(|e| {
+        let bytes = self.whole_dictionary()?;
+        let dictionary = lzkit::zstd::Dictionary::new(&bytes).map_err(|e| {
             Failure::new(
                 &name,
                 format!(
@@ -995,6 +1076,96 @@ fn copy_through(
             .map_err(|e| sink_failure(out_name, &e))?;
         progress.set(count.get(), sink.written());
     }
+}
+
+/// Copy `reader` into `encoder` in [`BUFFER_SIZE`] pieces, showing
+/// progress (`written` reads the compressed bytes so far); read errors are
+/// the input's, write errors go through `encode_failure`. Returns the
+/// bytes read.
+fn pump<E: Write>(
+    reader: &mut dyn Read,
+    encoder: &mut E,
+    in_name: &str,
+    progress: &mut Progress,
+    encode_failure: impl Fn(io::Error) -> Failure,
+    written: impl Fn(&E) -> u64,
+) -> Result<u64, Failure> {
+    let mut buf = vec![0u8; BUFFER_SIZE];
+    let mut total = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Failure::io(in_name, &e)),
+        };
+        encoder.write_all(&buf[..n]).map_err(&encode_failure)?;
+        total += n as u64;
+        progress.set(total, written(encoder));
+    }
+}
+
+/// libzstd worker threads for `threads` (0: one per core); 1 means the
+/// calling thread.
+fn zstd_workers(threads: usize) -> u32 {
+    effective_threads(threads).min(MAX_THREADS) as u32
+}
+
+/// The zstd settings of `opts`: level (zstd's default 3; above 19 only
+/// with `--ultra`, else 19 with a warning, as `zstd` does), checksum,
+/// `--long`, workers. `-l` is refused; LZ4's block options do not apply.
+fn zstd_options(
+    opts: &Options,
+    threads: usize,
+    rep: &Reporter,
+) -> Result<lzkit::zstd::EncodeOptions, Failure> {
+    use lzkit::zstd::{EncodeOptions, MAX_LEVEL, ULTRA_MAX_LEVEL};
+    if opts.legacy {
+        return Err(Failure::new(
+            "-l",
+            "the legacy format is LZ4's; it cannot be used with --format=zstd",
+        ));
+    }
+    let mut level = opts.zstd_level.unwrap_or(3);
+    let max = if opts.ultra {
+        ULTRA_MAX_LEVEL
+    } else {
+        MAX_LEVEL
+    };
+    if level > max {
+        rep.warn(format!(
+            "zstd level {level} is above {max}{}; using {max}",
+            if opts.ultra {
+                ""
+            } else {
+                " (20 to 22 need --ultra)"
+            }
+        ));
+        level = max;
+    }
+    if level == 0 {
+        level = 3;
+    }
+    Ok(EncodeOptions::new()
+        .level(level)
+        .checksum(opts.content_checksum)
+        .long(opts.long)
+        .workers(zstd_workers(threads)))
+}
+
+/// The `-vv` description of zstd settings.
+fn describe_zstd(opts: &Options, workers: u32) -> String {
+    format!(
+        "{workers} worker(s), content checksum {}, long mode {}{}",
+        if opts.content_checksum { "on" } else { "off" },
+        opts.long
+            .map_or_else(|| "off".to_string(), |l| format!("window 2^{l}")),
+        if opts.dictionary.is_some() {
+            ", with dictionary"
+        } else {
+            ""
+        },
+    )
 }
 
 /// `part` as a percentage of `whole` (of 1 when `whole` is 0, as lz4 does,

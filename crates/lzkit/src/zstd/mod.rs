@@ -8,6 +8,9 @@
 //! * [`FrameDecoder`]: a [`std::io::Read`] adapter, with a window limit.
 //! * [`Dictionary`]: raw-content and zstd-format dictionaries.
 //! * [`list_frames`]: what `zstd -l` prints, without decoding.
+//! * With the `zstd-compress` feature: `compress`, `Encoder` and
+//!   `EncodeOptions`, zstd compression through libzstd (the decoder stays
+//!   lzkit's own).
 //!
 //! Matches whose offset is shorter than the copy width are filled from a
 //! pattern register (the same kernels as the LZ4 decoder), and the
@@ -29,6 +32,8 @@ mod bits;
 mod block;
 mod decoder;
 mod dict;
+#[cfg(feature = "zstd-compress")]
+mod encode;
 mod exec;
 mod frame;
 mod fse;
@@ -39,6 +44,11 @@ mod variant;
 
 pub use decoder::{Decoder, VariantStats};
 pub use dict::Dictionary;
+#[cfg(feature = "zstd-compress")]
+pub use encode::{
+    DEFAULT_LONG_WINDOW_LOG, EncodeOptions, Encoder, MAX_LEVEL, MIN_LEVEL, ULTRA_MAX_LEVEL,
+    compress,
+};
 pub use list::{FrameInfo, FrameKind, list_frames};
 pub use stream::FrameDecoder;
 pub use variant::Variant;

@@ -1,0 +1,289 @@
+//! zstd compression through libzstd (the `zstd-compress` feature).
+//!
+//! lzkit writes its own LZ4 encoders and zstd *decoder*; zstd *compression*
+//! is libzstd's, through the `zstd` crate, with options named as the `zstd`
+//! command names them. Frames it writes are ordinary zstd frames: `zstd -d`
+//! and lzkit's own decoder read them.
+//!
+//! ```
+//! use lzkit::zstd::{EncodeOptions, compress};
+//! let data = b"columns of numbers, columns of numbers, columns of numbers".repeat(100);
+//! let frame = compress(&data, &EncodeOptions::new().level(19))?;
+//! assert!(frame.len() < data.len() / 10);
+//! assert_eq!(lzkit::zstd::decompress(&frame)?, data);
+//! # Ok::<(), lzkit::Error>(())
+//! ```
+
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+/// The lowest level libzstd accepts (its `--fast` levels are negative).
+pub const MIN_LEVEL: i32 = -(1 << 17);
+/// The highest ordinary level (`zstd -19`); 20 to 22 need `--ultra` in the
+/// `zstd` command, and the library accepts them directly.
+pub const MAX_LEVEL: i32 = 19;
+/// The highest level with `--ultra`.
+pub const ULTRA_MAX_LEVEL: i32 = 22;
+/// The window log of `--long` without a number, as `zstd --long`.
+pub const DEFAULT_LONG_WINDOW_LOG: u32 = 27;
+
+/// How to compress to zstd.
+///
+/// ```
+/// use lzkit::zstd::EncodeOptions;
+/// let opts = EncodeOptions::new().level(9).checksum(false).long(Some(27)).workers(2);
+/// assert_eq!(opts.get_level(), 9);
+/// ```
+#[derive(Debug, Clone)]
+pub struct EncodeOptions {
+    level: i32,
+    checksum: bool,
+    content_size: Option<u64>,
+    long: Option<u32>,
+    workers: u32,
+    dictionary: Option<Arc<[u8]>>,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions::new()
+    }
+}
+
+impl EncodeOptions {
+    /// Level 3 (zstd's default), a content checksum, one thread, no long
+    /// mode, no dictionary, no content size.
+    pub const fn new() -> Self {
+        EncodeOptions {
+            level: 3,
+            checksum: true,
+            content_size: None,
+            long: None,
+            workers: 0,
+            dictionary: None,
+        }
+    }
+
+    /// Compression level: 1 to 19 as `zstd -#`, 20 to 22 as `zstd --ultra
+    /// -#`, negative for `zstd --fast=#`. Clamped to
+    /// [`MIN_LEVEL`]..=[`ULTRA_MAX_LEVEL`].
+    pub const fn level(mut self, level: i32) -> Self {
+        self.level = if level < MIN_LEVEL {
+            MIN_LEVEL
+        } else if level > ULTRA_MAX_LEVEL {
+            ULTRA_MAX_LEVEL
+        } else {
+            level
+        };
+        self
+    }
+
+    /// The level set.
+    pub const fn get_level(&self) -> i32 {
+        self.level
+    }
+
+    /// Whether frames end with a content checksum (XXH64's low 32 bits;
+    /// default: yes, as `zstd`).
+    pub const fn checksum(mut self, on: bool) -> Self {
+        self.checksum = on;
+        self
+    }
+
+    /// The size of the whole content, written in the frame header (as
+    /// `zstd` does for files). The encoder fails if the data written
+    /// differs from it.
+    pub const fn content_size(mut self, size: Option<u64>) -> Self {
+        self.content_size = size;
+        self
+    }
+
+    /// The content size set.
+    pub const fn get_content_size(&self) -> Option<u64> {
+        self.content_size
+    }
+
+    /// Long-distance matching with a window of `2^log` bytes (`zstd
+    /// --long=#`, 10 to 31); `None`: off (default). A decoder then needs
+    /// that much window: `zstd -d --memory` or lzkit's `--memory`.
+    pub const fn long(mut self, window_log: Option<u32>) -> Self {
+        self.long = window_log;
+        self
+    }
+
+    /// libzstd worker threads (`zstd -T#`); 0 or 1: compress on the
+    /// calling thread (default). Output differs from single-threaded
+    /// output, and is the same for any number of workers of 2 or more.
+    pub const fn workers(mut self, n: u32) -> Self {
+        self.workers = n;
+        self
+    }
+
+    /// A dictionary (`zstd -D`): zstd-format (from `zstd --train`) or raw
+    /// content; frames then need it to decode.
+    pub fn dictionary(mut self, dict: Option<Arc<[u8]>>) -> Self {
+        self.dictionary = dict;
+        self
+    }
+}
+
+/// An I/O error from libzstd's parameter setting, as an lzkit error.
+fn setting(what: &str, e: io::Error) -> Error {
+    Error::Io(io::Error::new(
+        e.kind(),
+        format!("zstd compression: cannot set {what}: {e}"),
+    ))
+}
+
+/// A streaming zstd compressor: bytes written to it come out compressed
+/// into `W`. Call [`Encoder::finish`] to end the frame; dropping it
+/// without does not.
+pub struct Encoder<W: Write> {
+    inner: ::zstd::stream::write::Encoder<'static, W>,
+}
+
+impl<W: Write> Encoder<W> {
+    /// A compressor writing into `writer` with `opts`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if libzstd refuses a setting (a window log out of
+    /// range, a level it cannot take) or cannot allocate its context.
+    pub fn new(writer: W, opts: &EncodeOptions) -> Result<Self> {
+        let dict: &[u8] = opts.dictionary.as_deref().unwrap_or(&[]);
+        let mut inner = ::zstd::stream::write::Encoder::with_dictionary(writer, opts.level, dict)
+            .map_err(|e| setting("up the compressor", e))?;
+        inner
+            .include_checksum(opts.checksum)
+            .map_err(|e| setting("the checksum flag", e))?;
+        if let Some(size) = opts.content_size {
+            inner
+                .set_pledged_src_size(Some(size))
+                .map_err(|e| setting("the content size", e))?;
+            inner
+                .include_contentsize(true)
+                .map_err(|e| setting("the content size flag", e))?;
+        }
+        if let Some(log) = opts.long {
+            inner
+                .long_distance_matching(true)
+                .map_err(|e| setting("long-distance matching", e))?;
+            inner
+                .window_log(log)
+                .map_err(|e| setting(&format!("window log {log} (10 to 31)"), e))?;
+        }
+        if opts.workers > 1 {
+            inner
+                .multithread(opts.workers)
+                .map_err(|e| setting("the worker threads", e))?;
+        }
+        Ok(Encoder { inner })
+    }
+
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        self.inner.get_ref()
+    }
+
+    /// End the frame and return the writer.
+    ///
+    /// # Errors
+    /// The writer's errors, and [`Error::Io`] if a content size was set
+    /// and a different number of bytes was written.
+    pub fn finish(self) -> Result<W> {
+        self.inner.finish().map_err(Error::Io)
+    }
+}
+
+impl<W: Write> Write for Encoder<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Compress `data` into one zstd frame (its size in the header).
+///
+/// # Errors
+/// As [`Encoder::new`].
+pub fn compress(data: &[u8], opts: &EncodeOptions) -> Result<Vec<u8>> {
+    let opts = opts.clone().content_size(Some(data.len() as u64));
+    let mut enc = Encoder::new(Vec::with_capacity(data.len() / 2 + 64), &opts)?;
+    enc.write_all(data).map_err(Error::Io)?;
+    enc.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        (0u32..50_000)
+            .flat_map(|i| (i % 1000).to_le_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn frames_decode_with_lzkit_and_libzstd() {
+        let data = sample();
+        for level in [-5, 1, 3, 19, 22] {
+            let frame = compress(&data, &EncodeOptions::new().level(level)).unwrap();
+            assert_eq!(
+                crate::zstd::decompress(&frame).unwrap(),
+                data,
+                "level {level}"
+            );
+            assert_eq!(
+                ::zstd::decode_all(&frame[..]).unwrap(),
+                data,
+                "level {level}"
+            );
+            let info = crate::zstd::list_frames(&frame[..]).unwrap();
+            assert_eq!(info[0].content_size, Some(data.len() as u64));
+            assert!(
+                info[0].checksum.is_some(),
+                "level {level}: checksum on by default"
+            );
+        }
+    }
+
+    #[test]
+    fn options_reach_the_frame() {
+        let data = sample();
+        let frame = compress(&data, &EncodeOptions::new().checksum(false)).unwrap();
+        assert!(
+            crate::zstd::list_frames(&frame[..]).unwrap()[0]
+                .checksum
+                .is_none()
+        );
+        let long = compress(&data, &EncodeOptions::new().long(Some(24)).workers(2)).unwrap();
+        assert_eq!(crate::zstd::decompress(&long).unwrap(), data);
+        let bad = Encoder::new(Vec::new(), &EncodeOptions::new().long(Some(40)));
+        assert!(bad.is_err(), "window log 40 refused");
+    }
+
+    #[test]
+    fn dictionaries_are_needed_to_decode() {
+        let dict: Arc<[u8]> = Arc::from(&sample()[..20_000]);
+        let data = sample()[1000..30_000].to_vec();
+        let frame = compress(&data, &EncodeOptions::new().dictionary(Some(dict.clone()))).unwrap();
+        let plain = compress(&data, &EncodeOptions::new()).unwrap();
+        assert!(frame.len() < plain.len());
+        let d = crate::zstd::Dictionary::new(&dict).unwrap();
+        let mut dec = crate::zstd::Decoder::new().with_dictionary(d);
+        assert_eq!(dec.decompress(&frame).unwrap(), data);
+        assert!(crate::zstd::decompress(&frame).is_err());
+    }
+
+    #[test]
+    fn a_wrong_content_size_fails() {
+        let opts = EncodeOptions::new().content_size(Some(10));
+        let mut enc = Encoder::new(Vec::new(), &opts).unwrap();
+        enc.write_all(b"more than ten bytes").ok();
+        assert!(enc.finish().is_err());
+    }
+}
