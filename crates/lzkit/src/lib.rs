@@ -4,7 +4,10 @@
 //! * [`lz4::frame`]: the LZ4 frame format (spec v1.6.4) and the legacy format,
 //!   one-shot and streaming.
 //! * [`zstd`]: Zstandard decoding (RFC 8878): frames, dictionaries,
-//!   one-shot and streaming, with the same adaptive copy kernels.
+//!   one-shot and streaming, with the same adaptive copy kernels; zstd
+//!   compression through libzstd with the `zstd-compress` feature.
+//! * `recompress` (the `recompress` feature): LZ4, zstd, gzip, zlib, xz and
+//!   LZMA in, LZ4 or zstd out, in one parallel pipeline.
 //!
 //! Decoders are safe on any input: they never panic, never read or write
 //! outside the given slices, and report every malformed input as an [`Error`].
@@ -19,6 +22,8 @@ mod kernels;
 pub mod lz4;
 mod mem;
 mod pool;
+#[cfg(feature = "recompress")]
+pub mod recompress;
 pub mod zstd;
 
 pub use error::{Codec, Error, Fault, Lz4Fault, Result, ZstdFault};

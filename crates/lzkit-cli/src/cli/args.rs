@@ -26,6 +26,8 @@ pub enum Mode {
     Test,
     /// `--list`: print frame information.
     List,
+    /// `lzkit recompress`: decode any format lzkit reads, write `format`.
+    Recompress,
 }
 
 /// The compressed format written when compressing.
@@ -65,6 +67,8 @@ pub struct Options {
     pub ultra: bool,
     /// `--long[=#]`: zstd long-distance matching with a window of 2^#.
     pub long: Option<u32>,
+    /// `recompress --verify`: decode the output again and compare.
+    pub verify: bool,
     /// zstd output stores the content size of regular files unless
     /// `--no-content-size` (as `zstd`; LZ4's default is the opposite).
     pub zstd_content_size: bool,
@@ -148,6 +152,7 @@ impl Default for Options {
             zstd_level: None,
             ultra: false,
             long: None,
+            verify: false,
             zstd_content_size: true,
             block_size: BlockSize::Max4MB,
             block_mode: BlockMode::Independent,

@@ -16,6 +16,7 @@ mod formats;
 mod list;
 mod output;
 mod progress;
+mod recompress;
 mod report;
 mod run;
 
@@ -32,7 +33,10 @@ type Subcommand = fn(Vec<OsString>) -> ExitCode;
 /// `recompress`). The lz4-style interface keeps every other first argument,
 /// so a file with a subcommand's name is written `./NAME` or after `--`
 /// (`lzkit -- bench`).
-const SUBCOMMANDS: &[(&str, Subcommand)] = &[("bench", bench::main)];
+const SUBCOMMANDS: &[(&str, Subcommand)] = &[
+    ("bench", bench::main),
+    ("recompress", recompress::main),
+];
 
 /// Run the command with the process's arguments.
 pub fn main() -> ExitCode {
@@ -72,7 +76,7 @@ pub fn main() -> ExitCode {
 
 /// Exit status when standard output's reader went away: what a shell
 /// reports for `lz4` or `zstd` killed by `SIGPIPE` (128 + 13).
-const BROKEN_PIPE_STATUS: u8 = 141;
+pub(crate) const BROKEN_PIPE_STATUS: u8 = 141;
 
 /// Print help or version text; a closed stdout is an error, not a panic.
 fn print_stdout(text: &str) -> ExitCode {

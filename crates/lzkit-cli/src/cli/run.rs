@@ -69,7 +69,7 @@ impl Input {
 
 /// An opened input: the reader and, for files, their metadata.
 struct Opened {
-    reader: Box<dyn Read>,
+    reader: Box<dyn Read + Send>,
     meta: Option<Metadata>,
 }
 
@@ -351,6 +351,32 @@ fn resolve_auto_mode(mode: Mode, inputs: &[Found], recursive: bool) -> Result<Mo
     ))
 }
 
+/// Suffixes `recompress` strips from an input's name before adding the
+/// output's (`.tgz` and `.txz` keep a `.tar`).
+const RECOMPRESSED_SUFFIXES: &[(&str, &str)] = &[
+    ("lz4", ""),
+    ("zst", ""),
+    ("gz", ""),
+    ("xz", ""),
+    ("lzma", ""),
+    ("zz", ""),
+    ("tgz", ".tar"),
+    ("txz", ".tar"),
+    ("tzst", ".tar"),
+];
+
+/// `path` without its compressed suffix (see [`RECOMPRESSED_SUFFIXES`]),
+/// or `None` if it has none.
+fn recompressed_stem(path: &Path) -> Option<OsString> {
+    let ext = path.extension()?.to_str()?;
+    let (_, tail) = RECOMPRESSED_SUFFIXES
+        .iter()
+        .find(|(e, _)| e.eq_ignore_ascii_case(ext))?;
+    let mut stem = path.with_extension("").into_os_string();
+    stem.push(tail);
+    Some(stem)
+}
+
 /// Whether a file name ends in `.lz4` (a file named just `.lz4` does not).
 fn has_suffix(name: &OsStr) -> bool {
     Path::new(name).extension() == Some(OsStr::new(SUFFIX_EXT))
@@ -455,6 +481,9 @@ impl Job {
             {
                 Some("does not end in .lz4 or .zst")
             }
+            Mode::Recompress if found.in_directory && recompressed_stem(path).is_none() => {
+                Some("does not end in a compressed suffix (.lz4, .zst, .gz, .xz, ...)")
+            }
             _ => None,
         }
     }
@@ -498,12 +527,12 @@ impl Job {
             self.progress_shown(),
             &in_name,
             regular.map(Metadata::len),
-            mode == Mode::Compress,
+            matches!(mode, Mode::Compress | Mode::Recompress),
         );
         let sink = Sink::open(&target, placement.as_ref())?;
         // A terminal named as the output file (stdout is checked above,
         // and -c writes there as lz4 does).
-        if mode == Mode::Compress
+        if matches!(mode, Mode::Compress | Mode::Recompress)
             && !self.opts.force
             && matches!(placement, Some(Placement::Stream(_)))
             && sink.is_terminal()
@@ -514,6 +543,9 @@ impl Job {
             ));
         }
         let result = match mode {
+            Mode::Recompress => {
+                self.recompress(opened.reader, sink, &in_name, &out_name, &mut progress)
+            }
             Mode::Compress => self.compress(
                 opened.reader,
                 regular,
@@ -539,7 +571,8 @@ impl Job {
         };
         let replace = matches!(placement, Some(Placement::Atomic { replace: true, .. }));
         // A compressed file is data: it never keeps set-ID bits.
-        sink.finish(&out_name, regular, mode != Mode::Compress, replace)?;
+        let set_id = !matches!(mode, Mode::Compress | Mode::Recompress);
+        sink.finish(&out_name, regular, set_id, replace)?;
 
         self.print_summary(mode, &done, &in_name, &out_name, &target);
         // Test mode has no file target, so this covers -t as well.
@@ -603,6 +636,20 @@ impl Job {
             return Ok(Target::Stdout);
         };
         let name = path.as_os_str();
+        if mode == Mode::Recompress {
+            let mut out = recompressed_stem(path).unwrap_or_else(|| name.to_os_string());
+            out.push(match self.opts.format {
+                OutFormat::Lz4 => SUFFIX,
+                OutFormat::Zstd => ZSTD_SUFFIX,
+            });
+            if out == name {
+                return Err(Failure::new(
+                    input.name(),
+                    "the output name is the input's; name another with -o (the input is never replaced)",
+                ));
+            }
+            return Ok(Target::File(PathBuf::from(out)));
+        }
         if mode == Mode::Compress {
             let mut out = name.to_os_string();
             out.push(match self.opts.format {
@@ -631,7 +678,9 @@ impl Job {
                     ));
                 }
                 Ok(Opened {
-                    reader: Box::new(io::stdin().lock()),
+                    // Not locked: the reader may be read on another thread
+                    // (recompress decodes on one); reads are large.
+                    reader: Box::new(io::stdin()),
                     meta: None,
                 })
             }
@@ -824,6 +873,49 @@ impl Job {
         )?;
         let sink = encoder.finish().map_err(|e| encode_failure(e.into_io()))?;
         Ok((sink, total))
+    }
+
+    /// Recompress `reader` (any format [`lzkit::recompress::SourceFormat`]
+    /// knows) into `sink` as `--to` says. Returns the sink and the bytes read.
+    fn recompress(
+        &self,
+        reader: Box<dyn Read + Send>,
+        sink: Sink,
+        in_name: &str,
+        out_name: &str,
+        progress: &mut Progress,
+    ) -> Result<(Sink, u64), Failure> {
+        use lzkit::recompress::{RecompressError, RecompressOptions, Target as To};
+        let target = match &self.zstd {
+            Some(zstd) => To::Zstd(zstd.clone()),
+            None => To::Lz4(self.frame.clone()),
+        };
+        let opts = RecompressOptions::new(target)
+            .decode_threads(self.threads)
+            .window_log_max(self.window_log_max)
+            .verify(self.opts.verify);
+        let result = lzkit::recompress::recompress_with_progress(reader, sink, &opts, |p| {
+            progress.set(p.read, p.written)
+        });
+        match result {
+            Ok((sink, summary)) => {
+                self.rep.detail(format!(
+                    "{in_name}: {} input, {} bytes of content (XXH64 {:016x}){}",
+                    summary.source.name(),
+                    summary.content,
+                    summary.content_xxh64,
+                    if summary.verified {
+                        ", output verified"
+                    } else {
+                        ""
+                    }
+                ));
+                Ok((sink, summary.read))
+            }
+            Err(RecompressError::Input(e)) => Err(self.decode_failure(in_name, e)),
+            Err(RecompressError::Output(lzkit::Error::Io(e))) => Err(sink_failure(out_name, &e)),
+            Err(RecompressError::Output(e)) => Err(Failure::lzkit(out_name, e)),
+        }
     }
 
     /// The whole `-D` file (zstd dictionaries are used whole), read once.
@@ -1021,6 +1113,12 @@ impl Job {
         target: &Target,
     ) {
         let line = match mode {
+            Mode::Recompress => format!(
+                "Recompressed {} bytes into {} bytes ==> {:.2}% ({in_name} -> {out_name})",
+                done.read,
+                done.written,
+                percent(done.written, done.read)
+            ),
             Mode::Compress => format!(
                 "Compressed {} bytes into {} bytes ==> {:.2}% ({in_name} -> {out_name})",
                 done.read,

@@ -1,0 +1,758 @@
+//! Recompression between codecs in one pass (the `recompress` feature):
+//! LZ4, zstd, gzip, zlib, xz and LZMA in; LZ4 or zstd out.
+//!
+//! One pipeline: a thread decodes the input (LZ4 frames of independent
+//! blocks on all the threads asked for; zstd with lzkit's own decoder;
+//! gzip and zlib through `flate2`'s `zlib-rs` backend; xz and LZMA through
+//! liblzma) and hands the content on in [`CHUNK`]-byte pieces, at most
+//! [`DEPTH`] of them in flight; the calling thread feeds them to the
+//! encoder, which compresses on its own threads (LZ4: lzkit's frame encoder
+//! with [`crate::lz4::frame::FrameOptions::threads`]; zstd: libzstd's
+//! workers) and writes in order. Memory is bounded by those pieces plus the
+//! encoder's jobs, whatever the input's size. Decoding and encoding overlap.
+//!
+//! The content's XXH64 and length are computed on the way
+//! ([`Summary::content_xxh64`]). With [`RecompressOptions::verify`], the
+//! output is decoded again as it is written, on a thread of its own, and
+//! its XXH64 and length must match the input's: the output then decodes to
+//! exactly what the input held, checked end to end.
+//!
+//! ```
+//! use lzkit::recompress::{RecompressOptions, Target, recompress};
+//! let data = b"baskets of events, baskets of events, baskets of events ".repeat(1000);
+//! let lz4 = lzkit::lz4::frame::compress(&data, &Default::default());
+//! let opts = RecompressOptions::new(Target::Zstd(lzkit::zstd::EncodeOptions::new().level(9)))
+//!     .verify(true);
+//! let (zst, summary) = recompress(&lz4[..], Vec::new(), &opts)?;
+//! assert_eq!(lzkit::zstd::decompress(&zst).unwrap(), data);
+//! assert_eq!(summary.content, data.len() as u64);
+//! # Ok::<(), lzkit::recompress::RecompressError>(())
+//! ```
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use xxhash_rust::xxh64::Xxh64;
+
+use crate::error::Error;
+use crate::lz4::frame::{DecodeOptions, FrameDecoder, FrameEncoder, FrameOptions};
+
+/// The size of the pieces of decoded content handed from the decoding
+/// thread to the encoder (and of the output handed to the verifier).
+pub const CHUNK: usize = 1 << 20;
+/// How many pieces may wait between two stages: enough to keep both
+/// busy, few enough that memory stays bounded.
+pub const DEPTH: usize = 4;
+
+/// The compressed formats recompression reads, told by their first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// LZ4 frames, legacy frames too (and skippable frames before them).
+    Lz4,
+    /// zstd frames.
+    Zstd,
+    /// gzip members (several in a row, as `gzip -d` reads them).
+    Gzip,
+    /// A zlib stream (RFC 1950), as ROOT and many HEP files hold.
+    Zlib,
+    /// xz streams (several in a row).
+    Xz,
+    /// The legacy `.lzma` format (LZMA-alone).
+    Lzma,
+}
+
+impl SourceFormat {
+    /// The format whose magic bytes start `head` (at least the first 6
+    /// bytes of the input, fewer only if the input is shorter), or `None`.
+    ///
+    /// ```
+    /// use lzkit::recompress::SourceFormat;
+    /// assert_eq!(SourceFormat::detect(&[0x1f, 0x8b, 8, 0]), Some(SourceFormat::Gzip));
+    /// assert_eq!(SourceFormat::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Some(SourceFormat::Zstd));
+    /// assert_eq!(SourceFormat::detect(b"plain text"), None);
+    /// ```
+    pub fn detect(head: &[u8]) -> Option<SourceFormat> {
+        let magic = |m: &[u8]| head.starts_with(m);
+        let word = head
+            .get(..4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+        match word {
+            Some(crate::zstd::MAGIC) => return Some(SourceFormat::Zstd),
+            Some(0x184D_2204 | 0x184C_2102) => return Some(SourceFormat::Lz4),
+            Some(w) if crate::zstd::is_skippable_magic(w) => return Some(SourceFormat::Lz4),
+            _ => {}
+        }
+        if magic(&[0x1f, 0x8b]) {
+            return Some(SourceFormat::Gzip);
+        }
+        if magic(&[0xFD, b'7', b'z', b'X', b'Z', 0]) {
+            return Some(SourceFormat::Xz);
+        }
+        if let [cmf, flg, ..] = head
+            && cmf & 0x0F == 8
+            && cmf >> 4 <= 7
+            && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0
+        {
+            return Some(SourceFormat::Zlib);
+        }
+        // LZMA-alone: a properties byte (lc + lp * 9 + pb * 45 < 225; 0x5D
+        // is what every encoder writes by default) and a dictionary size.
+        if let [0x5D, d0, d1, d2, d3, ..] = head {
+            let dict = u32::from_le_bytes([*d0, *d1, *d2, *d3]);
+            if dict.is_power_of_two() || dict == u32::MAX {
+                return Some(SourceFormat::Lzma);
+            }
+        }
+        None
+    }
+
+    /// The format's usual name: `lz4`, `zstd`, `gzip`, `zlib`, `xz`, `lzma`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SourceFormat::Lz4 => "lz4",
+            SourceFormat::Zstd => "zstd",
+            SourceFormat::Gzip => "gzip",
+            SourceFormat::Zlib => "zlib",
+            SourceFormat::Xz => "xz",
+            SourceFormat::Lzma => "lzma",
+        }
+    }
+}
+
+/// What to write.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// LZ4 frames with these options (level, block size and mode,
+    /// checksums, threads).
+    Lz4(FrameOptions),
+    /// zstd frames with these options (level, workers, checksum, long mode).
+    Zstd(crate::zstd::EncodeOptions),
+}
+
+/// How to recompress.
+#[derive(Debug, Clone)]
+pub struct RecompressOptions {
+    target: Target,
+    decode_threads: usize,
+    window_log_max: u32,
+    verify: bool,
+}
+
+impl RecompressOptions {
+    /// Recompress to `target`, decoding LZ4 input on all cores, zstd
+    /// windows up to 2^27 bytes ([`crate::zstd::DEFAULT_WINDOW_LOG_MAX`]),
+    /// no verification pass.
+    pub fn new(target: Target) -> Self {
+        RecompressOptions {
+            target,
+            decode_threads: 0,
+            window_log_max: crate::zstd::DEFAULT_WINDOW_LOG_MAX,
+            verify: false,
+        }
+    }
+
+    /// Threads decoding LZ4 frames of independent blocks (0: one per
+    /// core; other formats decode on one thread).
+    pub fn decode_threads(mut self, threads: usize) -> Self {
+        self.decode_threads = threads;
+        self
+    }
+
+    /// The largest zstd window accepted from the input, as a log.
+    pub fn window_log_max(mut self, log: u32) -> Self {
+        self.window_log_max = log;
+        self
+    }
+
+    /// Decode the output again as it is written, and fail unless it holds
+    /// exactly the input's content (XXH64 and length).
+    pub fn verify(mut self, on: bool) -> Self {
+        self.verify = on;
+        self
+    }
+
+    /// The target.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+}
+
+/// What a recompression did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// The input's format.
+    pub source: SourceFormat,
+    /// Compressed bytes read.
+    pub read: u64,
+    /// Bytes of content (decoded input).
+    pub content: u64,
+    /// XXH64 (seed 0) of the content.
+    pub content_xxh64: u64,
+    /// Compressed bytes written.
+    pub written: u64,
+    /// Whether the output was decoded again and matched.
+    pub verified: bool,
+}
+
+/// Why a recompression failed: the input (unreadable, corrupt, in no
+/// format known) or the output (a write failed, the encoder refused its
+/// settings, or the verification pass found a difference).
+#[derive(Debug, thiserror::Error)]
+pub enum RecompressError {
+    /// The input could not be read or decoded.
+    #[error("{0}")]
+    Input(Error),
+    /// The output could not be written, or failed verification.
+    #[error("{0}")]
+    Output(Error),
+}
+
+/// Progress so far: compressed bytes read, content bytes, bytes written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Compressed bytes read from the input.
+    pub read: u64,
+    /// Content bytes encoded.
+    pub content: u64,
+    /// Compressed bytes written.
+    pub written: u64,
+}
+
+/// Recompress everything `input` holds into `output`. Returns the output
+/// writer and a [`Summary`].
+///
+/// # Errors
+/// [`RecompressError::Input`] for input that cannot be read or decoded
+/// (in no format [`SourceFormat::detect`] knows, corrupt, truncated);
+/// [`RecompressError::Output`] for write errors and a failed verification.
+/// What was written before the error is incomplete: a caller writing a
+/// file removes it (the `lzkit recompress` command writes a temporary file
+/// and renames it only on success).
+pub fn recompress<R: Read + Send, W: Write>(
+    input: R,
+    output: W,
+    opts: &RecompressOptions,
+) -> Result<(W, Summary), RecompressError> {
+    recompress_with_progress(input, output, opts, |_| {})
+}
+
+/// [`recompress`], calling `progress` after each piece of content.
+///
+/// # Errors
+/// As [`recompress`].
+pub fn recompress_with_progress<R: Read + Send, W: Write>(
+    input: R,
+    output: W,
+    opts: &RecompressOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<(W, Summary), RecompressError> {
+    let read = Arc::new(AtomicU64::new(0));
+    let mut input = Counting {
+        inner: input,
+        count: read.clone(),
+    };
+    let mut head = Vec::with_capacity(16);
+    (&mut input)
+        .take(6)
+        .read_to_end(&mut head)
+        .map_err(|e| RecompressError::Input(Error::Io(e)))?;
+    let source = SourceFormat::detect(&head).ok_or_else(|| {
+        RecompressError::Input(Error::Io(io::Error::new(
+            io::ErrorKind::InvalidData,
+            if head.is_empty() {
+                "empty input: no compressed data to recompress".to_string()
+            } else {
+                "not a compressed format lzkit reads (LZ4, zstd, gzip, zlib, xz, lzma)".to_string()
+            },
+        )))
+    })?;
+    let decoder = open_decoder(source, io::Cursor::new(head).chain(input), opts)?;
+
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(DEPTH);
+        scope.spawn(move || produce(decoder, &tx));
+        let verifier = if opts.verify {
+            let (vtx, vrx) = sync_channel::<Vec<u8>>(DEPTH);
+            let vopts = opts.clone();
+            let handle = scope.spawn(move || digest_of(ChannelReader::new(vrx), &vopts));
+            Some((vtx, handle))
+        } else {
+            None
+        };
+        let (vtx, handle) = match verifier {
+            Some((tx, handle)) => (Some(tx), Some(handle)),
+            None => (None, None),
+        };
+        let counted = Tee {
+            inner: output,
+            written: 0,
+            copy: vtx,
+            pending: Vec::new(),
+        };
+        let mut encoder = Encoder::new(counted, &opts.target)?;
+        let mut hash = Xxh64::new(0);
+        let mut content = 0u64;
+        for piece in rx.iter() {
+            let piece = piece.map_err(|e| RecompressError::Input(Error::from_io(e)))?;
+            hash.update(&piece);
+            content += piece.len() as u64;
+            encoder.write_all(&piece).map_err(output_error)?;
+            progress(Progress {
+                read: read.load(Ordering::Relaxed),
+                content,
+                written: encoder.written(),
+            });
+        }
+        let mut tee = encoder.finish()?;
+        tee.flush().map_err(output_error)?;
+        let written = tee.written;
+        let copy = tee.copy.take();
+        let output = tee.inner;
+        drop(copy);
+        let content_xxh64 = hash.digest();
+        let verified = match handle {
+            None => false,
+            Some(h) => {
+                let (len, digest) = h
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                    .map_err(|e| {
+                        RecompressError::Output(Error::Io(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("verification failed: the output does not decode: {e}"),
+                        )))
+                    })?;
+                if (len, digest) != (content, content_xxh64) {
+                    return Err(RecompressError::Output(Error::Io(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "verification failed: the output decodes to {len} bytes (XXH64 {digest:016x}), the input held {content} (XXH64 {content_xxh64:016x})"
+                        ),
+                    ))));
+                }
+                true
+            }
+        };
+        Ok((
+            output,
+            Summary {
+                source,
+                read: read.load(Ordering::Relaxed),
+                content,
+                content_xxh64,
+                written,
+                verified,
+            },
+        ))
+    })
+}
+
+/// The length and XXH64 of what the compressed stream `input` decodes to
+/// (any [`SourceFormat`]): what `--verify` compares, and a check of a
+/// recompressed file against its source.
+///
+/// # Errors
+/// As [`recompress`]'s input errors.
+pub fn content_digest<R: Read + Send>(
+    input: R,
+    opts: &RecompressOptions,
+) -> Result<(u64, u64), RecompressError> {
+    digest_of(input, opts).map_err(RecompressError::Input)
+}
+
+/// [`content_digest`] with plain errors (the verifier thread's body).
+fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(u64, u64), Error> {
+    let mut head = Vec::with_capacity(16);
+    (&mut input).take(6).read_to_end(&mut head)?;
+    let source = SourceFormat::detect(&head).ok_or_else(|| {
+        Error::Io(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a compressed format lzkit reads",
+        ))
+    })?;
+    let mut decoder =
+        open_decoder(source, io::Cursor::new(head).chain(input), opts).map_err(|e| match e {
+            RecompressError::Input(e) | RecompressError::Output(e) => e,
+        })?;
+    let mut hash = Xxh64::new(0);
+    let mut buf = vec![0u8; CHUNK];
+    let mut len = 0u64;
+    loop {
+        let n = match decoder.read(&mut buf) {
+            Ok(0) => return Ok((len, hash.digest())),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::from_io(e)),
+        };
+        hash.update(&buf[..n]);
+        len += n as u64;
+    }
+}
+
+/// A decoder for `format` reading `input`.
+fn open_decoder<'a, R: Read + Send + 'a>(
+    format: SourceFormat,
+    input: R,
+    opts: &RecompressOptions,
+) -> Result<Box<dyn Read + Send + 'a>, RecompressError> {
+    Ok(match format {
+        SourceFormat::Lz4 => Box::new(FrameDecoder::with_options(
+            input,
+            &DecodeOptions::new().threads(opts.decode_threads),
+        )),
+        SourceFormat::Zstd => Box::new(crate::zstd::FrameDecoder::with_decoder(
+            input,
+            crate::zstd::Decoder::with_options(
+                crate::zstd::DecodeOptions::new().window_log_max(opts.window_log_max),
+            ),
+        )),
+        SourceFormat::Gzip => Box::new(Labeled(
+            format,
+            flate2::read::MultiGzDecoder::new(io::BufReader::new(input)),
+        )),
+        SourceFormat::Zlib => Box::new(Labeled(format, flate2::read::ZlibDecoder::new(input))),
+        SourceFormat::Xz => Box::new(Labeled(
+            format,
+            liblzma::read::XzDecoder::new_multi_decoder(input),
+        )),
+        SourceFormat::Lzma => {
+            let stream = liblzma::stream::Stream::new_lzma_decoder(u64::MAX).map_err(|e| {
+                RecompressError::Input(Error::Io(io::Error::other(format!(
+                    "cannot set up the LZMA decoder: {e}"
+                ))))
+            })?;
+            Box::new(Labeled(
+                format,
+                liblzma::read::XzDecoder::new_stream(input, stream),
+            ))
+        }
+    })
+}
+
+/// A decoder of another library whose errors are said to be about the
+/// input's format: "corrupt gzip data: ...", "truncated xz data".
+struct Labeled<R>(SourceFormat, R);
+
+impl<R: Read> Read for Labeled<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.1.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::Interrupted => e,
+            io::ErrorKind::UnexpectedEof => io::Error::new(
+                e.kind(),
+                format!("truncated {} data: it ends inside a stream", self.0.name()),
+            ),
+            kind => io::Error::new(kind, format!("corrupt {} data: {e}", self.0.name())),
+        })
+    }
+}
+
+/// The decoding thread: read `decoder` in [`CHUNK`]-byte pieces and send
+/// them; an error is sent and ends it, and so does a receiver gone away
+/// (the encoder failed).
+fn produce(mut decoder: Box<dyn Read + Send + '_>, tx: &SyncSender<io::Result<Vec<u8>>>) {
+    loop {
+        let mut piece = Vec::with_capacity(CHUNK);
+        match (&mut decoder).take(CHUNK as u64).read_to_end(&mut piece) {
+            Ok(0) => return,
+            Ok(_) => {
+                if tx.send(Ok(piece)).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
+/// An output error as a [`RecompressError`].
+fn output_error(e: io::Error) -> RecompressError {
+    RecompressError::Output(Error::from_io(e))
+}
+
+/// LZ4 or zstd encoder over the output (the LZ4 one boxed: it is the
+/// larger by far).
+enum Encoder<W: Write> {
+    Lz4(Box<FrameEncoder<W>>),
+    Zstd(crate::zstd::Encoder<W>),
+}
+
+impl<W: Write> Encoder<Tee<W>> {
+    fn new(output: Tee<W>, target: &Target) -> Result<Self, RecompressError> {
+        Ok(match target {
+            Target::Lz4(frame) => Encoder::Lz4(Box::new(
+                FrameEncoder::try_new(output, frame).map_err(RecompressError::Output)?,
+            )),
+            Target::Zstd(zstd) => Encoder::Zstd(
+                crate::zstd::Encoder::new(output, zstd).map_err(RecompressError::Output)?,
+            ),
+        })
+    }
+
+    fn written(&self) -> u64 {
+        match self {
+            Encoder::Lz4(e) => e.get_ref().written,
+            Encoder::Zstd(e) => e.get_ref().written,
+        }
+    }
+
+    fn finish(self) -> Result<Tee<W>, RecompressError> {
+        match self {
+            Encoder::Lz4(e) => e.finish().map_err(output_error),
+            Encoder::Zstd(e) => e.finish().map_err(RecompressError::Output),
+        }
+    }
+}
+
+impl<W: Write> Write for Encoder<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Encoder::Lz4(e) => e.write(buf),
+            Encoder::Zstd(e) => e.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Encoder::Lz4(e) => e.flush(),
+            Encoder::Zstd(e) => e.flush(),
+        }
+    }
+}
+
+/// The output writer: counts the bytes written and, when verifying, sends
+/// a copy of them in [`CHUNK`]-byte pieces to the verifier.
+struct Tee<W: Write> {
+    inner: W,
+    written: u64,
+    copy: Option<SyncSender<Vec<u8>>>,
+    pending: Vec<u8>,
+}
+
+impl<W: Write> Tee<W> {
+    fn send_pending(&mut self) -> io::Result<()> {
+        if let Some(tx) = &self.copy
+            && !self.pending.is_empty()
+        {
+            let piece = std::mem::replace(&mut self.pending, Vec::with_capacity(CHUNK));
+            tx.send(piece).map_err(|_| {
+                io::Error::other("verification stopped: the output does not decode")
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for Tee<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        if self.copy.is_some() {
+            self.pending.extend_from_slice(&buf[..n]);
+            if self.pending.len() >= CHUNK {
+                self.send_pending()?;
+            }
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.send_pending()?;
+        self.inner.flush()
+    }
+}
+
+/// A reader over pieces received from a channel: the verifier's input.
+struct ChannelReader {
+    rx: Receiver<Vec<u8>>,
+    piece: Vec<u8>,
+    at: usize,
+}
+
+impl ChannelReader {
+    fn new(rx: Receiver<Vec<u8>>) -> Self {
+        ChannelReader {
+            rx,
+            piece: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.piece.len() {
+            match self.rx.recv() {
+                Ok(piece) => {
+                    self.piece = piece;
+                    self.at = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A reader that counts the bytes read from it.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lz4::frame::BlockMode;
+
+    fn data() -> Vec<u8> {
+        (0u32..400_000)
+            .flat_map(|i| ((i / 7) % 5000).to_le_bytes())
+            .collect()
+    }
+
+    fn inputs(data: &[u8]) -> Vec<(SourceFormat, Vec<u8>)> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+        gz.write_all(data).unwrap();
+        let mut zl = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+        zl.write_all(data).unwrap();
+        let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 3);
+        xz.write_all(data).unwrap();
+        let lzma_opts = liblzma::stream::LzmaOptions::new_preset(3).unwrap();
+        let stream = liblzma::stream::Stream::new_lzma_encoder(&lzma_opts).unwrap();
+        let mut lzma = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
+        lzma.write_all(data).unwrap();
+        vec![
+            (
+                SourceFormat::Lz4,
+                crate::lz4::frame::compress(data, &FrameOptions::new().level(9)),
+            ),
+            (
+                SourceFormat::Zstd,
+                crate::zstd::compress(data, &crate::zstd::EncodeOptions::new()).unwrap(),
+            ),
+            (SourceFormat::Gzip, gz.finish().unwrap()),
+            (SourceFormat::Zlib, zl.finish().unwrap()),
+            (SourceFormat::Xz, xz.finish().unwrap()),
+            (SourceFormat::Lzma, lzma.finish().unwrap()),
+        ]
+    }
+
+    fn targets() -> Vec<Target> {
+        vec![
+            Target::Lz4(FrameOptions::new().level(1).threads(2)),
+            Target::Lz4(
+                FrameOptions::new()
+                    .level(9)
+                    .block_mode(BlockMode::Linked)
+                    .block_checksum(true),
+            ),
+            Target::Zstd(crate::zstd::EncodeOptions::new().level(3)),
+            Target::Zstd(crate::zstd::EncodeOptions::new().level(19).workers(2)),
+        ]
+    }
+
+    #[test]
+    fn every_format_to_every_target() {
+        let data = data();
+        let digest = xxhash_rust::xxh64::xxh64(&data, 0);
+        for (format, input) in inputs(&data) {
+            assert_eq!(SourceFormat::detect(&input), Some(format));
+            for target in targets() {
+                let opts = RecompressOptions::new(target.clone()).verify(true);
+                let (out, s) = recompress(&input[..], Vec::new(), &opts).unwrap();
+                let what = format!("{format:?} -> {target:?}");
+                assert_eq!(s.source, format, "{what}");
+                assert_eq!((s.content, s.content_xxh64), (data.len() as u64, digest));
+                assert_eq!((s.read, s.written), (input.len() as u64, out.len() as u64));
+                assert!(s.verified, "{what}");
+                let back = match target {
+                    Target::Lz4(_) => crate::lz4::frame::decompress(&out).unwrap(),
+                    Target::Zstd(_) => crate::zstd::decompress(&out).unwrap(),
+                };
+                assert!(back == data, "{what}");
+                let (len, d) = content_digest(&out[..], &opts).unwrap();
+                assert_eq!((len, d), (data.len() as u64, digest), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_input_error() {
+        let data = data();
+        let opts = RecompressOptions::new(Target::Lz4(FrameOptions::new()));
+        for (format, mut input) in inputs(&data) {
+            let mid = input.len() / 2;
+            input[mid] ^= 0x55;
+            input[mid + 1] ^= 0xAA;
+            input.truncate(input.len() - 3);
+            let r = recompress(&input[..], Vec::new(), &opts);
+            assert!(
+                matches!(r, Err(RecompressError::Input(_))),
+                "{format:?}: {r:?}"
+            );
+        }
+        for bad in [&b""[..], b"hello, world"] {
+            let r = recompress(bad, Vec::new(), &opts);
+            assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_failing_output_is_an_output_error() {
+        #[derive(Debug)]
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let data = data();
+        let input = crate::lz4::frame::compress(&data, &FrameOptions::new());
+        for target in targets() {
+            let r = recompress(&input[..], Full, &RecompressOptions::new(target));
+            assert!(matches!(r, Err(RecompressError::Output(_))), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn detection() {
+        assert_eq!(
+            SourceFormat::detect(&[0x78, 0x9c]),
+            Some(SourceFormat::Zlib)
+        );
+        assert_eq!(SourceFormat::detect(&[0x78, 0x9d]), None);
+        assert_eq!(
+            SourceFormat::detect(&[0x02, 0x21, 0x4c, 0x18]),
+            Some(SourceFormat::Lz4)
+        );
+        assert_eq!(
+            SourceFormat::detect(&[0x50, 0x2a, 0x4d, 0x18]),
+            Some(SourceFormat::Lz4)
+        );
+        assert_eq!(
+            SourceFormat::detect(&[0x5d, 0, 0, 0x80, 0]),
+            Some(SourceFormat::Lzma)
+        );
+        assert_eq!(SourceFormat::detect(&[0x5d, 1, 2, 3, 4]), None);
+        assert_eq!(SourceFormat::detect(&[]), None);
+    }
+}
