@@ -22,6 +22,7 @@ mod kernels;
 pub mod lz4;
 mod mem;
 mod pool;
+pub mod probe;
 #[cfg(feature = "recompress")]
 pub mod recompress;
 pub mod zstd;

@@ -15,6 +15,7 @@ mod bench;
 mod formats;
 mod list;
 mod output;
+mod probe;
 mod progress;
 mod recompress;
 mod report;
@@ -29,12 +30,13 @@ use report::{PROGRAM, eprint_line};
 /// A subcommand: receives the arguments after its name.
 type Subcommand = fn(Vec<OsString>) -> ExitCode;
 
-/// Subcommands dispatched on the first argument (planned: `bench`, `probe`,
-/// `recompress`). The lz4-style interface keeps every other first argument,
+/// Subcommands dispatched on the first argument: `bench`, `probe`,
+/// `recompress`. The lz4-style interface keeps every other first argument,
 /// so a file with a subcommand's name is written `./NAME` or after `--`
 /// (`lzkit -- bench`).
 const SUBCOMMANDS: &[(&str, Subcommand)] = &[
     ("bench", bench::main),
+    ("probe", probe::main),
     ("recompress", recompress::main),
 ];
 
@@ -135,12 +137,17 @@ Usage: {PROGRAM} [OPTIONS] [INPUT [OUTPUT]]
        {PROGRAM} -m [OPTIONS] FILE...
        {PROGRAM} -b# [-e#] [-i#] [FILE...]   compression benchmark, as lz4
        {PROGRAM} bench [OPTIONS] [FILE...]   decoder benchmark ({PROGRAM} bench -h)
+       {PROGRAM} probe [OPTIONS] [FILE|DIR...]   which codec and level for this
+                                           data and I/O ({PROGRAM} probe -h)
+       {PROGRAM} recompress --to lz4|zstd FILE...  convert .gz .xz .zst .lz4
+                                           ({PROGRAM} recompress -h)
 
 With no INPUT, or when INPUT is - or stdin, read standard input (and write
 standard output). OUTPUT may be - or stdout (standard output) or null
 (discard). Without OUTPUT, FILE is compressed to FILE.lz4 and FILE.lz4 is
-decompressed to FILE (FILE.zst too). A file named bench is written ./bench
-or -- bench. Decoding tells LZ4 from zstd by the magic number, not the name.
+decompressed to FILE (FILE.zst too). A file named bench, probe or
+recompress is written ./NAME or -- NAME. Decoding tells LZ4 from zstd by the
+magic number, not the name.
 
 Operations:
   -z, --compress         compress (default; inputs all named *.lz4 are

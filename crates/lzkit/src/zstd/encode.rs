@@ -29,6 +29,22 @@ pub const ULTRA_MAX_LEVEL: i32 = 22;
 /// The window log of `--long` without a number, as `zstd --long`.
 pub const DEFAULT_LONG_WINDOW_LOG: u32 = 27;
 
+/// From this level up (libzstd's optimal parsers, `btopt` and above), a
+/// multithreaded encoder cuts the input into [`PARALLEL_JOB_SIZE`] jobs
+/// that each reload 1/16 of the window before them
+/// ([`PARALLEL_OVERLAP_LOG`]), instead of libzstd's defaults (jobs of four
+/// windows, 32 MiB at level 19, each reloading a whole window): at these
+/// levels reloading a window costs about as much as compressing it, so the
+/// defaults reach only 1.5 times one thread's speed on two (48 MB of
+/// columns at level 19: 12.9 s on one thread, 8.8 s on two), for a ratio
+/// 0.1% better.
+pub const PARALLEL_TUNED_LEVEL: i32 = 16;
+/// The job size of multithreaded compression from [`PARALLEL_TUNED_LEVEL`].
+pub const PARALLEL_JOB_SIZE: u32 = 8 << 20;
+/// The overlap of those jobs, as libzstd's `ZSTD_c_overlapLog` (9: the
+/// whole window; each step down halves it).
+pub const PARALLEL_OVERLAP_LOG: u32 = 5;
+
 /// How to compress to zstd.
 ///
 /// ```
@@ -177,6 +193,15 @@ impl<W: Write> Encoder<W> {
             inner
                 .multithread(opts.workers)
                 .map_err(|e| setting("the worker threads", e))?;
+            if opts.level >= PARALLEL_TUNED_LEVEL {
+                use ::zstd::stream::raw::CParameter;
+                inner
+                    .set_parameter(CParameter::JobSize(PARALLEL_JOB_SIZE))
+                    .map_err(|e| setting("the job size", e))?;
+                inner
+                    .set_parameter(CParameter::OverlapSizeLog(PARALLEL_OVERLAP_LOG))
+                    .map_err(|e| setting("the overlap", e))?;
+            }
         }
         Ok(Encoder { inner })
     }

@@ -22,7 +22,8 @@ mod frame;
 mod measure;
 mod modes;
 mod options;
-mod render;
+// Also `lzkit probe`'s tables and JSON.
+pub(super) mod render;
 mod report;
 mod rng;
 mod threads;

@@ -378,12 +378,7 @@ pub(super) fn compress_with_dict_into(
     dst: &mut [u8],
     level: i32,
 ) -> Result<usize> {
-    if src.len() > MAX_INPUT_SIZE {
-        return Err(Error::InputTooLarge {
-            size: src.len(),
-            limit: MAX_INPUT_SIZE,
-        });
-    }
+    check_input_size(src)?;
     let dict = &dict[dict.len().saturating_sub(MAX_DISTANCE + 1)..];
     if dict.is_empty() {
         with_compressor(level, |c| c.compress_block(src, 0, dst))
@@ -393,6 +388,36 @@ pub(super) fn compress_with_dict_into(
         buf.extend_from_slice(src);
         with_compressor(level, |c| c.compress_block(&buf, dict.len(), dst))
     }
+}
+
+/// Inputs above [`MAX_INPUT_SIZE`] are an error (the format's limit).
+fn check_input_size(src: &[u8]) -> Result<()> {
+    match src.len() > MAX_INPUT_SIZE {
+        true => Err(Error::InputTooLarge {
+            size: src.len(),
+            limit: MAX_INPUT_SIZE,
+        }),
+        false => Ok(()),
+    }
+}
+
+/// [`compress_with_dict_into`] with no dictionary and lz4's
+/// *favor decompression speed* option ([`Compressor::set_favor_dec_speed`]:
+/// levels 10 to 12 only, other levels compress as without it), on this
+/// thread's engine. The option is switched off again before the engine is
+/// reused, so no other call sees it.
+pub(super) fn compress_favoring_dec_speed_into(
+    src: &[u8],
+    dst: &mut [u8],
+    level: i32,
+) -> Result<usize> {
+    check_input_size(src)?;
+    with_compressor(level, |c| {
+        c.set_favor_dec_speed(true);
+        let n = c.compress_block(src, 0, dst);
+        c.set_favor_dec_speed(false);
+        n
+    })
 }
 
 thread_local! {

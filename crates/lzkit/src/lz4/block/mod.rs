@@ -15,6 +15,7 @@
 //!     match lazily (9 is the CLI's `-9`, the usual HC level);
 //!   - levels 10 to 12 parse optimally (priced in output bytes) over deeper
 //!     chain searches; levels above 12 compress like 12.
+//!   - [`compress_favor_dec_speed`]: lz4's `--favor-decSpeed` for levels 10 to 12.
 //! * [`decompress_into`]: safe on any input. It never panics, never reads or
 //!   writes outside the two slices, only ever copies bytes it has itself
 //!   written in this call (or the dictionary), and reports malformed input as
@@ -147,6 +148,55 @@ pub fn compress_with_dict_into(
     level: impl Into<Level>,
 ) -> Result<usize> {
     compress::compress_with_dict_into(src, dict, dst, level.into().get())
+}
+
+/// Compress `src` at `level` with lz4's *favor decompression speed* option
+/// (`LZ4HC_setFavorDecSpeed`, the CLI's `--favor-decSpeed`, the frame
+/// option [`FrameOptions::favor_dec_speed`](crate::lz4::frame::FrameOptions::favor_dec_speed)):
+/// levels 10 to 12 avoid matches that are slow to copy (offsets below 8,
+/// lengths 19 to 36), for faster decoding at a small cost in ratio. Other
+/// levels compress exactly as [`compress`], as in the reference.
+///
+/// # Panics
+/// If `src` is larger than [`MAX_INPUT_SIZE`].
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let data: Vec<u8> = (0..20_000u32).flat_map(|i| (i % 700).to_le_bytes()).collect();
+/// let fast_to_decode = block::compress_favor_dec_speed(&data, 12);
+/// assert_eq!(block::decompress(&fast_to_decode, data.len())?, data);
+/// // Below level 10 the option changes nothing.
+/// assert_eq!(block::compress_favor_dec_speed(&data, 9), block::compress(&data, 9));
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn compress_favor_dec_speed(src: &[u8], level: impl Into<Level>) -> Vec<u8> {
+    let mut dst = vec![0u8; max_compressed_size(src.len())];
+    let n = compress_favor_dec_speed_into(src, &mut dst, level)
+        .expect("input larger than MAX_INPUT_SIZE");
+    dst.truncate(n);
+    dst
+}
+
+/// [`compress_favor_dec_speed`] into a caller's buffer (at least
+/// [`max_compressed_size`]`(src.len())` bytes, as for [`compress_into`]);
+/// returns the compressed size.
+///
+/// ```
+/// use lzkit::lz4::block;
+///
+/// let data = b"favor decompression speed, ".repeat(500);
+/// let mut dst = vec![0u8; block::max_compressed_size(data.len())];
+/// let n = block::compress_favor_dec_speed_into(&data, &mut dst, 11)?;
+/// assert_eq!(block::decompress(&dst[..n], data.len())?, data);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn compress_favor_dec_speed_into(
+    src: &[u8],
+    dst: &mut [u8],
+    level: impl Into<Level>,
+) -> Result<usize> {
+    compress::compress_favoring_dec_speed_into(src, dst, level.into().get())
 }
 
 /// Decompress the block `src` into `dst` and return the number of bytes

@@ -1,0 +1,306 @@
+//! `lzkit probe`: which codec and level for this data? A front end to
+//! [`lzkit::probe`]: it lists the inputs, reads their sample, runs the probe
+//! with the C libraries as reference decoders and a progress bar, and
+//! writes the report ([`render`]) and the optional chart ([`plot`]).
+//! [`options`] parses the command line.
+
+mod options;
+mod plot;
+mod render;
+
+use std::ffi::OsString;
+use std::io::{Cursor, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lzkit::Codec;
+use lzkit::probe::{
+    self, Hooks, ProbeError, ProbeOptions, Progress, ReferenceDecoder, Sample, SampleBuilder,
+};
+use lzkit_testkit::{c_ref, corpus};
+
+use super::report::{PROGRAM, describe_io, eprint_line};
+use options::{Options, Parsed};
+
+/// Inputs named in the report before "and N more".
+const MAX_NAMED_SOURCES: usize = 3;
+
+/// Run `lzkit probe` with the arguments after `probe`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let opts = match options::parse(args) {
+        Ok(Parsed::Run(opts)) => opts,
+        Ok(Parsed::Help) => {
+            return match print(options::HELP) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(msg) => fail(&msg),
+            };
+        }
+        Err(msg) => return fail(&format!("{msg} ({PROGRAM} probe -h: help)")),
+    };
+    match run(&opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => fail(&msg),
+    }
+}
+
+/// One line on standard error, status 1.
+fn fail(msg: &str) -> ExitCode {
+    eprint_line(format_args!("{PROGRAM} probe: {msg}"));
+    ExitCode::FAILURE
+}
+
+/// Write to standard output.
+fn print(text: &str) -> Result<(), String> {
+    let mut out = super::output::stdout_writer().map_err(|f| f.message)?;
+    out.write_all(text.as_bytes())
+        .map_err(|e| format!("stdout: {}", describe_io(&e)))
+}
+
+/// Probe, print, plot.
+fn run(opts: &Options) -> Result<(), String> {
+    let files = list_files(&opts.inputs)?;
+    // A plot that cannot be written fails now, not after the probe.
+    let plot_file = opts.plot.as_deref().map(PlotFile::create).transpose()?;
+    let mut hooks = CliHooks::new(!opts.quiet, !opts.no_reference);
+    hooks.stage("reading the sample");
+    let built_in: Vec<Vec<u8>> = match files.is_empty() {
+        true => (0..corpus::len())
+            .map(|i| corpus::generate(i, 1.0))
+            .collect(),
+        false => Vec::new(),
+    };
+    let mut builder = SampleBuilder::new(opts.sample, opts.block_size);
+    for path in &files {
+        builder = builder.file(path);
+    }
+    for (i, data) in built_in.iter().enumerate() {
+        builder = builder.reader(corpus::name(i), Cursor::new(&data[..]));
+    }
+    let sample: Sample = builder.build().map_err(describe)?;
+    drop(built_in);
+    let probe_opts = ProbeOptions::new()
+        .settings(opts.settings.iter().copied())
+        .threads(opts.threads)
+        .min_time(opts.min_time)
+        .time_limit(opts.time_limit);
+    let report = probe::probe_with(&sample, &probe_opts, &mut hooks).map_err(describe)?;
+    hooks.finish();
+    let mut references = Vec::new();
+    if !opts.no_reference {
+        let has = |codec| opts.settings.iter().any(|s| s.codec == codec);
+        if has(Codec::Lz4) {
+            references.push(format!("lz4 {} LZ4_decompress_safe", c_ref::version()));
+        }
+        if has(Codec::Zstd) {
+            references.push(format!(
+                "libzstd {} ZSTD_decompressDCtx",
+                zstd::zstd_safe::version_string()
+            ));
+        }
+    }
+    let ctx = render::Context {
+        source: source_label(&opts.inputs),
+        io: opts.io,
+        min_time: opts.min_time.as_secs_f64(),
+        references,
+    };
+    print(&render::render(&report, &ctx, opts.format))?;
+    if let Some(file) = plot_file {
+        plot::draw(
+            &file.path,
+            &report,
+            opts.io,
+            &sample.block_size().to_string(),
+        )
+        .map_err(|e| format!("{}: {e}", file.path.display()))?;
+        file.keep();
+    }
+    Ok(())
+}
+
+/// The `--plot` file, created before the probe so that a bad name fails
+/// at once; removed again unless the plot was drawn.
+struct PlotFile {
+    path: PathBuf,
+    drawn: bool,
+}
+
+impl PlotFile {
+    fn create(path: &Path) -> Result<PlotFile, String> {
+        std::fs::File::create(path)
+            .map_err(|e| format!("{}: {}", path.display(), describe_io(&e)))?;
+        Ok(PlotFile {
+            path: path.to_path_buf(),
+            drawn: false,
+        })
+    }
+
+    fn keep(mut self) {
+        self.drawn = true;
+    }
+}
+
+impl Drop for PlotFile {
+    fn drop(&mut self) {
+        if !self.drawn {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A probe error as one line.
+fn describe(e: ProbeError) -> String {
+    match e {
+        ProbeError::Io { name, source } => format!("{name}: {}", describe_io(&source)),
+        other => other.to_string(),
+    }
+}
+
+/// The files named, directories walked (sorted; symbolic links inside
+/// them not followed). Empty: the built-in corpus.
+fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            return Err("-: standard input cannot be sampled (a probe seeks); name a file".into());
+        }
+        let meta = std::fs::metadata(path)
+            .map_err(|e| format!("{}: {}", path.display(), describe_io(&e)))?;
+        if meta.is_dir() {
+            walk(path, &mut files)?;
+        } else if meta.is_file() {
+            files.push(path.clone());
+        } else {
+            return Err(format!(
+                "{}: not a regular file or directory",
+                path.display()
+            ));
+        }
+    }
+    if !paths.is_empty() && files.is_empty() {
+        return Err("nothing to probe: no files in the directories named".into());
+    }
+    Ok(files)
+}
+
+/// Append the regular files under `dir`, sorted by path.
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("{}: {}", dir.display(), describe_io(&e));
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(fail)? {
+        let entry = entry.map_err(fail)?;
+        entries.push((entry.path(), entry.file_type().map_err(fail)?));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, kind) in entries {
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if kind.is_file() {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// What the header says was probed.
+fn source_label(inputs: &[PathBuf]) -> String {
+    if inputs.is_empty() {
+        return "built-in corpus".into();
+    }
+    let named: Vec<String> = inputs
+        .iter()
+        .take(MAX_NAMED_SOURCES)
+        .map(|p| p.display().to_string())
+        .collect();
+    match inputs.len().saturating_sub(MAX_NAMED_SOURCES) {
+        0 => named.join(", "),
+        more => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
+/// lz4's `LZ4_decompress_safe`.
+struct Lz4Reference;
+
+impl ReferenceDecoder for Lz4Reference {
+    fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        c_ref::decompress_into(src, dst).ok_or_else(|| "LZ4_decompress_safe failed".into())
+    }
+}
+
+/// libzstd with one reused context (`ZSTD_decompressDCtx`).
+struct ZstdReference(zstd::bulk::Decompressor<'static>);
+
+impl ReferenceDecoder for ZstdReference {
+    fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        self.0
+            .decompress_to_buffer(src, dst)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The progress bar (on a terminal, without `-q`) and the C references.
+struct CliHooks {
+    bar: Option<ProgressBar>,
+    lz4: Option<Lz4Reference>,
+    zstd: Option<ZstdReference>,
+}
+
+impl CliHooks {
+    /// Template: the step, the bar, steps done, time so far.
+    const TEMPLATE: &str = "{msg:45!} [{bar:30}] {pos}/{len} steps, {elapsed}";
+
+    fn new(progress: bool, references: bool) -> CliHooks {
+        let bar = (progress && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(1);
+            if let Ok(style) = ProgressStyle::with_template(Self::TEMPLATE) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        CliHooks {
+            bar,
+            lz4: references.then_some(Lz4Reference),
+            zstd: references
+                .then(|| zstd::bulk::Decompressor::new().ok().map(ZstdReference))
+                .flatten(),
+        }
+    }
+
+    fn stage(&self, what: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(what.to_string());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for CliHooks {
+    /// No bar left behind an error message.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Hooks for CliHooks {
+    fn progress(&mut self, p: Progress) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{}: {}", p.setting, p.stage.describe()));
+            bar.set_length(p.total);
+            bar.set_position(p.done);
+        }
+    }
+
+    fn reference(&mut self, codec: Codec) -> Option<&mut dyn ReferenceDecoder> {
+        match codec {
+            Codec::Lz4 => self.lz4.as_mut().map(|r| r as &mut dyn ReferenceDecoder),
+            Codec::Zstd => self.zstd.as_mut().map(|r| r as &mut dyn ReferenceDecoder),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,620 @@
+//! Measuring one setting on a sample: the passes described in the
+//! [module documentation](super), the coders they run, and the working
+//! memory of each.
+
+use std::ops::Range;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::report::Candidate;
+use super::{Codec, Hooks, ProbeError, Progress, Sample, Setting, Stage};
+use crate::lz4::block;
+
+/// The LZ4 fast compressor's hash table (16 KiB at every input size; see
+/// `lz4/block/compress.rs`).
+const LZ4_FAST_STATE: usize = 16 << 10;
+/// Level 2: two tables of 2^14 four-byte positions (`hc/mid.rs`).
+const LZ4_MID_STATE: usize = 2 * (1 << 14) * 4;
+/// Levels 3 to 9: 2^15 four-byte hash heads and 2^16 two-byte chain links
+/// (`hc/chain.rs`).
+const LZ4_CHAIN_STATE: usize = (1 << 15) * 4 + (1 << 16) * 2;
+/// Levels 10 to 12: the chains and the optimal parser's 4 Ki nodes of 16
+/// bytes (`hc/optimal.rs`).
+const LZ4_OPTIMAL_STATE: usize = LZ4_CHAIN_STATE + (1 << 12) * 16;
+/// lzkit's zstd decoder besides its literal buffer: the Huffman table
+/// (2^12 two-byte cells and 2^12 four-byte pair cells) and three FSE
+/// sequence tables of 512 eight-byte cells (`zstd/huf.rs`,
+/// `zstd/block.rs`).
+const ZSTD_DECODER_TABLES: usize = (1 << 12) * 2 + (1 << 12) * 4 + 3 * 512 * 8;
+
+/// How a probe measures.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plan {
+    /// Threads of the "all threads" speed (at least 1).
+    pub(super) threads: usize,
+    /// Each timing's minimum duration.
+    pub(super) min_time: Duration,
+    /// The first compression pass's longest duration.
+    pub(super) time_limit: Option<Duration>,
+}
+
+/// A compressor for one setting (one per thread).
+enum Engine {
+    Lz4 {
+        level: i32,
+        favor_dec_speed: bool,
+    },
+    #[cfg(feature = "zstd-compress")]
+    Zstd(Box<::zstd::bulk::Compressor<'static>>),
+}
+
+impl Engine {
+    fn new(setting: Setting) -> Result<Engine, String> {
+        match setting.codec {
+            Codec::Lz4 => Ok(Engine::Lz4 {
+                level: setting.level,
+                favor_dec_speed: setting.favor_dec_speed,
+            }),
+            // A reused context, as a system compressing block after block
+            // keeps one; libzstd's one-shot defaults: the content size in
+            // each frame, no checksum.
+            #[cfg(feature = "zstd-compress")]
+            Codec::Zstd => ::zstd::bulk::Compressor::new(setting.level)
+                .map(|c| Engine::Zstd(Box::new(c)))
+                .map_err(|e| e.to_string()),
+            #[cfg(not(feature = "zstd-compress"))]
+            Codec::Zstd => Err("zstd compression needs the zstd-compress feature".into()),
+        }
+    }
+
+    /// Bytes the output of an input of `len` bytes may take.
+    fn bound(codec: Codec, len: usize) -> usize {
+        match codec {
+            Codec::Lz4 => block::max_compressed_size(len),
+            #[cfg(feature = "zstd-compress")]
+            Codec::Zstd => ::zstd::zstd_safe::compress_bound(len),
+            #[cfg(not(feature = "zstd-compress"))]
+            Codec::Zstd => len,
+        }
+    }
+
+    /// Compress `src` into `dst` (at least [`Engine::bound`] bytes).
+    fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        match self {
+            Engine::Lz4 {
+                level,
+                favor_dec_speed: false,
+            } => block::compress_into(src, dst, *level),
+            Engine::Lz4 { level, .. } => block::compress_favor_dec_speed_into(src, dst, *level),
+            #[cfg(feature = "zstd-compress")]
+            Engine::Zstd(c) => return c.compress_to_buffer(src, dst).map_err(|e| e.to_string()),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// The compressor's state, in bytes: measured for libzstd (its context
+    /// as it is now, after compressing), known from the code for LZ4.
+    fn state_bytes(&mut self) -> usize {
+        match self {
+            Engine::Lz4 { level, .. } => match *level {
+                ..=1 => LZ4_FAST_STATE,
+                2 => LZ4_MID_STATE,
+                3..=9 => LZ4_CHAIN_STATE,
+                _ => LZ4_OPTIMAL_STATE,
+            },
+            #[cfg(feature = "zstd-compress")]
+            Engine::Zstd(c) => c.context_mut().sizeof(),
+        }
+    }
+}
+
+/// lzkit's decoder for one stream.
+enum Decoder {
+    Lz4(block::Decoder),
+    Zstd(Box<crate::zstd::Decoder>),
+}
+
+impl Decoder {
+    fn new(codec: Codec) -> Decoder {
+        match codec {
+            Codec::Lz4 => Decoder::Lz4(block::Decoder::new()),
+            Codec::Zstd => Decoder::Zstd(Box::default()),
+        }
+    }
+
+    fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        match self {
+            Decoder::Lz4(d) => d.decompress_into(src, dst),
+            Decoder::Zstd(d) => d.decompress_into(src, dst),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// Working memory besides the output, for blocks of up to `largest`
+    /// bytes.
+    fn state_bytes(codec: Codec, largest: usize) -> usize {
+        match codec {
+            Codec::Lz4 => 0,
+            Codec::Zstd => largest.min(crate::zstd::BLOCK_SIZE_MAX) + ZSTD_DECODER_TABLES,
+        }
+    }
+}
+
+/// The sample compressed: each block's index in the sample and where its
+/// compressed bytes lie in `data`.
+struct Compressed {
+    data: Vec<u8>,
+    blocks: Vec<(usize, Range<usize>)>,
+}
+
+/// Measure `setting` on `sample`.
+pub(super) fn candidate(
+    sample: &Sample,
+    setting: Setting,
+    plan: &Plan,
+    hooks: &mut dyn Hooks,
+    step: &mut dyn FnMut(Stage) -> Progress,
+) -> Result<Measured, ProbeError> {
+    hooks.progress(step(Stage::Compress));
+    let OneThread {
+        mut compressed,
+        bytes,
+        rate: compress_rate,
+        state: compress_state,
+    } = compress_one_thread(sample, setting, plan)?;
+    let done: Vec<usize> = compressed.blocks.iter().map(|(b, _)| *b).collect();
+    let largest = sample.largest_block();
+
+    hooks.progress(step(Stage::CompressThreads));
+    let threads_rate = match plan.threads {
+        0 | 1 => compress_rate,
+        n => best_rate(plan.min_time, || {
+            threaded_pass(sample, setting, &done, n, plan.min_time)
+        })?,
+    };
+
+    // Decoders see the blocks in input order, as a reader does.
+    compressed.blocks.sort_by_key(|(b, _)| *b);
+    hooks.progress(step(Stage::Decompress));
+    let decode_error = |decoder: &'static str| {
+        move |(block, message)| ProbeError::Decode {
+            setting,
+            decoder,
+            block,
+            message,
+        }
+    };
+    let mut lzkit = Decoder::new(setting.codec);
+    let decompress_rate = decode_rate(sample, &compressed, plan.min_time, |src, dst| {
+        lzkit.decompress(src, dst)
+    })
+    .map_err(decode_error("lzkit"))?;
+    hooks.progress(step(Stage::Reference));
+    let reference_rate = match hooks.reference(setting.codec) {
+        None => None,
+        Some(r) => Some(
+            decode_rate(sample, &compressed, plan.min_time, |src, dst| {
+                r.decompress(src, dst)
+            })
+            .map_err(decode_error("reference"))?,
+        ),
+    };
+
+    let sizes: Vec<(usize, usize)> = compressed
+        .blocks
+        .iter()
+        .map(|(b, range)| (*b, range.len()))
+        .collect();
+    let candidate = Candidate {
+        setting,
+        ratio: weighted_ratio(sample, &sizes),
+        sample_bytes: bytes,
+        blocks: compressed.blocks.len(),
+        compressed_bytes: compressed.data.len() as u64,
+        compress_mbps: compress_rate / 1e6,
+        compress_mbps_threads: threads_rate / 1e6,
+        decompress_mbps: decompress_rate / 1e6,
+        reference_decompress_mbps: reference_rate.map(|r| r / 1e6),
+        compress_memory: compress_state + Engine::bound(setting.codec, largest),
+        decompress_memory: Decoder::state_bytes(setting.codec, largest) + largest,
+        pareto: false,
+        pareto_compress: false,
+    };
+    Ok(Measured { candidate, sizes })
+}
+
+/// A setting's results, and the compressed size of each block it
+/// compressed (sample block index, bytes), in input order.
+pub(super) struct Measured {
+    pub(super) candidate: Candidate,
+    sizes: Vec<(usize, usize)>,
+}
+
+/// Input bytes over compressed bytes of the blocks in `sizes`, each block
+/// weighted by [`Sample::weight`].
+fn weighted_ratio(sample: &Sample, sizes: &[(usize, usize)]) -> f64 {
+    let (mut input, mut output) = (0f64, 0f64);
+    for &(b, size) in sizes {
+        let w = sample.weight(b);
+        input += w * sample.block(b).len() as f64;
+        output += w * size as f64;
+    }
+    input / output.max(1.0)
+}
+
+/// The ratio of each setting that compressed only part of the sample (the
+/// time limit), estimated for the whole sample by *ratio estimation*: its
+/// compressed size on its blocks, scaled by how a setting that compressed
+/// every block did on all blocks against those blocks. Blocks differ far
+/// more in compressibility than settings differ on one block, so this
+/// cancels most of the luck of which blocks a slow setting reached, and
+/// settings compare on the same data. The auxiliary setting is the one of
+/// the same codec with the highest ratio that did every block, else any
+/// that did, else LZ4 level 1, run here (a fraction of a second).
+pub(super) fn estimate_partial_ratios(
+    sample: &Sample,
+    measured: &mut [Measured],
+) -> Result<(), ProbeError> {
+    let n = sample.len();
+    let complete = |m: &Measured| m.sizes.len() == n;
+    if measured.iter().all(complete) {
+        return Ok(());
+    }
+    let mut fallback: Option<Vec<usize>> = None;
+    for i in 0..measured.len() {
+        if complete(&measured[i]) {
+            continue;
+        }
+        let codec = measured[i].candidate.setting.codec;
+        let best_full = |same_codec: bool| {
+            measured
+                .iter()
+                .filter(|m| complete(m) && (!same_codec || m.candidate.setting.codec == codec))
+                .max_by(|a, b| a.candidate.ratio.total_cmp(&b.candidate.ratio))
+        };
+        let aux: Vec<usize> = match best_full(true).or_else(|| best_full(false)) {
+            Some(m) => m.sizes.iter().map(|&(_, size)| size).collect(),
+            None => match &fallback {
+                Some(sizes) => sizes.clone(),
+                None => {
+                    let sizes = lz4_fast_sizes(sample)?;
+                    fallback = Some(sizes.clone());
+                    sizes
+                }
+            },
+        };
+        let weighted = |blocks: &mut dyn Iterator<Item = (usize, usize)>| {
+            blocks
+                .map(|(b, size)| sample.weight(b) * size as f64)
+                .sum::<f64>()
+        };
+        let m = &mut measured[i];
+        let part = weighted(&mut m.sizes.iter().copied());
+        let aux_part = weighted(&mut m.sizes.iter().map(|&(b, _)| (b, aux[b])));
+        let aux_all = weighted(&mut aux.iter().copied().enumerate());
+        let input = weighted(&mut (0..n).map(|b| (b, sample.block(b).len())));
+        let estimated = part * aux_all / aux_part.max(1.0);
+        m.candidate.ratio = input / estimated.max(1.0);
+    }
+    Ok(())
+}
+
+/// Every block's size compressed with LZ4 level 1.
+fn lz4_fast_sizes(sample: &Sample) -> Result<Vec<usize>, ProbeError> {
+    let mut dst = vec![0u8; block::max_compressed_size(sample.largest_block())];
+    (0..sample.len())
+        .map(|b| {
+            block::compress_into(sample.block(b), &mut dst, 1).map_err(|e| ProbeError::Compress {
+                setting: Setting::lz4(1),
+                block: b,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// What the one-thread compression found.
+struct OneThread {
+    /// The blocks compressed, in spread order.
+    compressed: Compressed,
+    /// Their input bytes.
+    bytes: u64,
+    /// The best rate, bytes per second.
+    rate: f64,
+    /// The engine's state, in bytes, after compressing them.
+    state: usize,
+}
+
+/// Compress the blocks of `sample` on this thread in spread order until
+/// all are done or the time limit has passed, keeping their output; then,
+/// if that took less than the minimum time, repeat the pass over them.
+fn compress_one_thread(
+    sample: &Sample,
+    setting: Setting,
+    plan: &Plan,
+) -> Result<OneThread, ProbeError> {
+    let compress_error = |block: usize| {
+        move |message: String| ProbeError::Compress {
+            setting,
+            block,
+            message,
+        }
+    };
+    let order = spread_order(sample.len());
+    let mut engine = Engine::new(setting).map_err(compress_error(order[0]))?;
+    let mut dst = vec![0u8; Engine::bound(setting.codec, sample.largest_block())];
+    // Warm-up: the engine's tables allocated, the code and data cached.
+    engine
+        .compress(sample.block(order[0]), &mut dst)
+        .map_err(compress_error(order[0]))?;
+
+    let start = Instant::now();
+    let mut compressed = Compressed {
+        data: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let (mut bytes, mut busy) = (0u64, Duration::ZERO);
+    for &b in &order {
+        let src = sample.block(b);
+        let t = Instant::now();
+        let n = engine.compress(src, &mut dst).map_err(compress_error(b))?;
+        busy += t.elapsed();
+        let at = compressed.data.len();
+        compressed.data.extend_from_slice(&dst[..n]);
+        compressed.blocks.push((b, at..at + n));
+        bytes += src.len() as u64;
+        if plan.time_limit.is_some_and(|l| start.elapsed() >= l) {
+            break;
+        }
+    }
+    let mut best = rate(bytes, busy);
+    if let Some(rest) = plan.min_time.checked_sub(start.elapsed()) {
+        let more = best_rate(rest, || {
+            let mut busy = Duration::ZERO;
+            for (b, _) in &compressed.blocks {
+                let t = Instant::now();
+                engine
+                    .compress(sample.block(*b), &mut dst)
+                    .map_err(compress_error(*b))?;
+                busy += t.elapsed();
+            }
+            Ok((bytes, busy))
+        })?;
+        best = best.max(more);
+    }
+    Ok(OneThread {
+        state: engine.state_bytes(),
+        compressed,
+        bytes,
+        rate: best,
+    })
+}
+
+/// Bytes per second.
+fn rate(bytes: u64, time: Duration) -> f64 {
+    bytes as f64 / time.as_secs_f64().max(1e-9)
+}
+
+/// The best rate of `pass` (bytes done and the time they took), run until
+/// `min_time` is spent, at least once.
+fn best_rate<E>(
+    min_time: Duration,
+    mut pass: impl FnMut() -> Result<(u64, Duration), E>,
+) -> Result<f64, E> {
+    let start = Instant::now();
+    let mut best = 0f64;
+    loop {
+        let (bytes, time) = pass()?;
+        best = best.max(rate(bytes, time));
+        if start.elapsed() >= min_time {
+            return Ok(best);
+        }
+    }
+}
+
+/// `0..n` in an order whose every prefix is spread over the range: the
+/// bit-reversal (van der Corput) sequence scaled to `n`, repeats skipped.
+fn spread_order(n: usize) -> Vec<usize> {
+    if n <= 1 {
+        return (0..n).collect();
+    }
+    let bits = usize::BITS - (n - 1).leading_zeros();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for j in 0..1usize << bits {
+        let k = j.reverse_bits() >> (usize::BITS - bits);
+        // The middle of the k-th of 2^bits equal parts of 0..n.
+        let i = (((2 * k as u128 + 1) * n as u128) >> (bits + 1)) as usize;
+        if !seen[i] {
+            seen[i] = true;
+            order.push(i);
+        }
+    }
+    order
+}
+
+/// Compress `blocks` of `sample` with `threads` threads sharing them, each
+/// with its own engine, until all are done or `stop_after` has passed;
+/// the bytes done and the wall-clock time from the first thread's start to
+/// the last one's end. Each thread reads the clock itself: a coordinating
+/// thread would wait for a core while the workers hold them all, and start
+/// its clock late.
+fn threaded_pass(
+    sample: &Sample,
+    setting: Setting,
+    blocks: &[usize],
+    threads: usize,
+    stop_after: Duration,
+) -> Result<(u64, Duration), ProbeError> {
+    let next = AtomicUsize::new(0);
+    let ready = Barrier::new(threads);
+    let bound = Engine::bound(setting.codec, sample.largest_block());
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let engine = Engine::new(setting);
+                    let mut dst = vec![0u8; bound];
+                    ready.wait();
+                    let start = Instant::now();
+                    let deadline = start + stop_after;
+                    let mut engine = engine.map_err(|message| ProbeError::Compress {
+                        setting,
+                        block: blocks[0],
+                        message,
+                    })?;
+                    let mut bytes = 0u64;
+                    // Each thread does at least one block.
+                    while let Some(&b) = blocks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let src = sample.block(b);
+                        engine
+                            .compress(src, &mut dst)
+                            .map_err(|message| ProbeError::Compress {
+                                setting,
+                                block: b,
+                                message,
+                            })?;
+                        bytes += src.len() as u64;
+                        if Instant::now() >= deadline {
+                            break;
+                        }
+                    }
+                    Ok((bytes, start, Instant::now()))
+                })
+            })
+            .collect();
+        let mut bytes = 0;
+        let mut span: Option<(Instant, Instant)> = None;
+        let mut failure = None;
+        for w in workers {
+            match w.join() {
+                Ok(Ok((n, start, end))) => {
+                    bytes += n;
+                    span = Some(span.map_or((start, end), |(s, e)| (s.min(start), e.max(end))));
+                }
+                Ok(Err(e)) => failure = Some(e),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        match (failure, span) {
+            (Some(e), _) => Err(e),
+            (None, Some((start, end))) => Ok((bytes, end - start)),
+            (None, None) => Ok((0, Duration::ZERO)),
+        }
+    })
+}
+
+/// The best decoding rate of `decode` over the compressed blocks: a first
+/// pass that checks every block (and warms up), then timed passes, each
+/// block timed alone and checked against the input after its timing.
+/// Fails with the block and the message.
+fn decode_rate(
+    sample: &Sample,
+    compressed: &Compressed,
+    min_time: Duration,
+    mut decode: impl FnMut(&[u8], &mut [u8]) -> Result<usize, String>,
+) -> Result<f64, (usize, String)> {
+    let mut out = vec![0u8; sample.largest_block()];
+    let mut one = |b: usize, range: &Range<usize>| -> Result<Duration, (usize, String)> {
+        let expected = sample.block(b);
+        let dst = &mut out[..expected.len()];
+        let t = Instant::now();
+        let n = decode(&compressed.data[range.clone()], dst).map_err(|m| (b, m))?;
+        let time = t.elapsed();
+        if dst[..n] != *expected {
+            return Err((
+                b,
+                format!(
+                    "decoded {n} bytes that differ from the {} of the input",
+                    expected.len()
+                ),
+            ));
+        }
+        Ok(time)
+    };
+    for (b, range) in &compressed.blocks {
+        one(*b, range)?;
+    }
+    let bytes: u64 = compressed
+        .blocks
+        .iter()
+        .map(|(b, _)| sample.block(*b).len() as u64)
+        .sum();
+    best_rate(min_time, || {
+        let mut busy = Duration::ZERO;
+        for (b, range) in &compressed.blocks {
+            busy += one(*b, range)?;
+        }
+        Ok((bytes, busy))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_orders_are_permutations_with_spread_prefixes() {
+        for n in [0, 1, 2, 3, 7, 8, 100, 1000] {
+            let mut o = spread_order(n);
+            // The first m (a power of two) leave no gap wider than about
+            // n / m: any prefix samples the whole range.
+            let mut m = 1;
+            while m <= n {
+                let mut prefix = o[..m].to_vec();
+                prefix.sort_unstable();
+                let ends = [prefix[0] + 1, n - prefix[m - 1]];
+                let gaps = prefix.windows(2).map(|w| w[1] - w[0]).chain(ends);
+                let widest = gaps.max().unwrap();
+                assert!(widest <= n.div_ceil(m) + 1, "n = {n}, m = {m}: {prefix:?}");
+                m *= 2;
+            }
+            if n == 8 {
+                assert_eq!(o, [0, 4, 2, 6, 1, 5, 3, 7]);
+            }
+            o.sort_unstable();
+            assert_eq!(o, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn best_rate_runs_at_least_once_and_keeps_the_best() {
+        let mut times = [4u64, 2, 8].into_iter().cycle();
+        let mut calls = 0;
+        let best = best_rate::<()>(Duration::ZERO, || {
+            calls += 1;
+            Ok((100, Duration::from_secs(times.next().unwrap())))
+        })
+        .unwrap();
+        assert_eq!((calls, best), (1, 25.0));
+        let best = best_rate::<()>(Duration::from_millis(2), || {
+            Ok((100, Duration::from_secs(times.next().unwrap())))
+        })
+        .unwrap();
+        assert_eq!(best, 50.0, "the 2-second pass of the cycle");
+    }
+
+    #[test]
+    fn a_wrong_decode_is_reported() {
+        let data = vec![5u8; 100_000];
+        let sample =
+            Sample::from_slices(&[&data], u64::MAX, super::super::BlockSize::Bytes(1 << 16))
+                .unwrap();
+        let packed = block::compress(sample.block(1), 1);
+        let compressed = Compressed {
+            blocks: vec![(1, 0..packed.len())],
+            data: packed,
+        };
+        let good = decode_rate(&sample, &compressed, Duration::ZERO, |s, d| {
+            block::decompress_into(s, d).map_err(|e| e.to_string())
+        });
+        assert!(good.unwrap() > 0.0);
+        let bad = decode_rate(&sample, &compressed, Duration::ZERO, |s, d| {
+            let n = block::decompress_into(s, d).map_err(|e| e.to_string())?;
+            d[n / 2] ^= 1;
+            Ok(n)
+        });
+        assert_eq!(bad.unwrap_err().0, 1);
+    }
+}

@@ -1,0 +1,799 @@
+//! Which codec and level for *this* data? [`probe`] compresses a sample of
+//! the input with each candidate setting and reports, for each, the
+//! compression ratio, compression speed on one thread and on all threads,
+//! decompression speed with lzkit's decoders (every decode checked against
+//! the input), working memory, and end-to-end read and write speeds for a
+//! given I/O rate ([`IoRate`]); the Pareto front and a recommendation for
+//! reading, writing and size ([`Report::recommend`]).
+//!
+//! * [`Sample`] / [`SampleBuilder`]: evenly spread blocks of the input, cut
+//!   as the user's system cuts it ([`BlockSize`]): 64 KiB pages, 1 MiB
+//!   baskets, whole files. The same input always gives the same sample, and
+//!   an input smaller than the budget is sampled whole.
+//! * [`Setting`]: a codec, a level, and for LZ4 `favor_dec_speed`.
+//!   [`Setting::defaults`] spans LZ4's `--fast` levels to HC 12 and zstd's
+//!   fast levels to 19 (zstd with the `zstd-compress` feature only).
+//! * [`ProbeOptions`]: the settings, threads, and how long to measure.
+//! * [`Report`] / [`Candidate`]: the results.
+//!
+//! Speeds are in MB/s, 10^6 bytes of uncompressed data per second.
+//!
+//! # How it measures
+//! For each setting, in order:
+//! 1. *Compression, one thread*: the sample's blocks are compressed in an
+//!    order whose every prefix is spread over the sample, until all are
+//!    done or [`ProbeOptions::time_limit`] has passed; the speed is their
+//!    bytes over the time spent compressing them. The ratio is that of all
+//!    the sample's blocks; a slow setting that did only some of them
+//!    ([`Candidate::sample_bytes`]) has it estimated from how a setting that
+//!    did them all compares on those blocks (ratio estimation: see
+//!    [`Candidate::ratio`]).
+//! 2. *Compression, all threads*: the same blocks compressed by
+//!    [`ProbeOptions::threads`] threads sharing them, wall-clock time.
+//! 3. *Decompression*: every compressed block decoded by one lzkit decoder
+//!    for the whole stream (LZ4: the adaptive [`lz4::block::Decoder`](crate::lz4::block::Decoder);
+//!    zstd: [`zstd::Decoder`](crate::zstd::Decoder)), each decode timed alone and checked
+//!    against the input outside the timing; then by the caller's reference
+//!    decoder, if [`Hooks::reference`] gives one (the CLI passes the C
+//!    libraries).
+//!
+//! Every timing repeats its pass until [`ProbeOptions::min_time`] is spent
+//! and keeps the best pass, whose speed the report gives. Ratios are
+//! weighted totals (input bytes over compressed bytes; blocks weighted as
+//! [`Sample::weight`] says, 1 for fixed-size blocks). The working memory
+//! ([`Candidate::compress_memory`], [`Candidate::decompress_memory`]) is the
+//! codec's state per thread plus its output buffer for the largest block;
+//! the input is not counted. For libzstd's compressor it is measured
+//! (`ZSTD_sizeof_CCtx` after the sample); for lzkit's coders it is the size
+//! of their tables, known from the code: LZ4 fast levels 16 KiB, level 2
+//! 128 KiB, HC levels 3 to 9 256 KiB, 10 to 12 320 KiB; the LZ4 decoder
+//! keeps no table; the zstd decoder its literal buffer (up to a 128 KiB
+//! zstd block) and 36 KiB of Huffman and FSE tables.
+//!
+//! ```
+//! use std::time::Duration;
+//! use lzkit::probe::{self, BlockSize, IoRate, ProbeOptions, Sample, Setting};
+//!
+//! let data: Vec<u8> = (0..400_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+//! let sample = Sample::from_slices(&[&data[..]], 1 << 20, BlockSize::Bytes(64 << 10))?;
+//! let opts = ProbeOptions::new()
+//!     .settings([Setting::lz4(1), Setting::lz4(9)])
+//!     .min_time(Duration::from_millis(5));
+//! let report = probe::probe(&sample, &opts)?;
+//! assert_eq!(report.candidates.len(), 2);
+//! let level9 = &report.candidates[1];
+//! assert!(level9.ratio > 1.0 && level9.decompress_mbps > 0.0);
+//! // Over a 100 MB/s network, which setting reads fastest?
+//! let best = report.recommend(IoRate::from_mbps(100.0));
+//! println!("read with {}", report.candidates[best.read].setting);
+//! # Ok::<(), lzkit::probe::ProbeError>(())
+//! ```
+
+mod measure;
+mod report;
+mod sample;
+
+use std::fmt;
+use std::time::Duration;
+
+pub use crate::error::Codec;
+pub use report::{Candidate, IoRate, Recommendation, Report};
+pub use sample::{BlockSize, MIN_FILE_SHARE, Sample, SampleBuilder};
+
+/// One candidate setting: a codec, its level, and for LZ4 whether to favor
+/// decompression speed.
+///
+/// Levels mean what they mean to the `lz4` and `zstd` commands: LZ4 `-N`
+/// with N below 1 is `--fast=-N` (acceleration), 1 the fast compressor, 2
+/// to 12 the HC levels; zstd below 1 is `--fast=-N`, 1 to 22 the levels.
+///
+/// ```
+/// use lzkit::probe::Setting;
+/// assert_eq!(Setting::lz4(-8).to_string(), "lz4 --fast=8");
+/// assert_eq!(Setting::lz4(9).to_string(), "lz4 -9");
+/// assert_eq!(Setting::lz4_favor_dec_speed(12).to_string(), "lz4 -12 --favor-decSpeed");
+/// assert_eq!(Setting::zstd(3).to_string(), "zstd -3");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Setting {
+    /// [`Codec::Lz4`] (blocks of the LZ4 block format) or [`Codec::Zstd`]
+    /// (one zstd frame per block).
+    pub codec: Codec,
+    /// The level (negative: `--fast=N`).
+    pub level: i32,
+    /// LZ4 levels 10 to 12: lz4's `--favor-decSpeed`.
+    pub favor_dec_speed: bool,
+}
+
+/// LZ4 settings of [`Setting::defaults`]: `--fast=8` and `--fast=2`
+/// (acceleration for speed), the default fast level, two HC levels (4,
+/// where lazy matching starts paying, and the usual 9), the best, and the
+/// best favoring decompression speed.
+pub const DEFAULT_LZ4_LEVELS: &[(i32, bool)] = &[
+    (-8, false),
+    (-2, false),
+    (1, false),
+    (4, false),
+    (9, false),
+    (12, false),
+    (12, true),
+];
+/// zstd levels of [`Setting::defaults`]: `--fast=5`, ClickHouse's
+/// `ZSTD(1)`, the `zstd` command's default, a middle level and the highest
+/// without `--ultra`.
+pub const DEFAULT_ZSTD_LEVELS: &[i32] = &[-5, 1, 3, 9, 19];
+
+/// The lowest LZ4 level (`--fast=65537`).
+const LZ4_MIN_LEVEL: i32 = -(crate::lz4::Level::MAX_ACCELERATION as i32);
+/// The lowest zstd level libzstd accepts (`ZSTD_minCLevel`).
+const ZSTD_MIN_LEVEL: i32 = -(1 << 17);
+/// The highest zstd level (`ZSTD_maxCLevel`, `--ultra -22`).
+const ZSTD_MAX_LEVEL: i32 = 22;
+/// LZ4's `favor_dec_speed` applies from this level up.
+const FAVOR_MIN_LEVEL: i32 = 10;
+
+impl Setting {
+    /// LZ4 at `level`.
+    pub const fn lz4(level: i32) -> Setting {
+        Setting {
+            codec: Codec::Lz4,
+            level,
+            favor_dec_speed: false,
+        }
+    }
+
+    /// LZ4 at `level` (10 to 12) with `--favor-decSpeed`.
+    pub const fn lz4_favor_dec_speed(level: i32) -> Setting {
+        Setting {
+            codec: Codec::Lz4,
+            level,
+            favor_dec_speed: true,
+        }
+    }
+
+    /// zstd at `level`.
+    pub const fn zstd(level: i32) -> Setting {
+        Setting {
+            codec: Codec::Zstd,
+            level,
+            favor_dec_speed: false,
+        }
+    }
+
+    /// The default candidates: [`DEFAULT_LZ4_LEVELS`], then
+    /// [`DEFAULT_ZSTD_LEVELS`] if this build compresses zstd (the
+    /// `zstd-compress` feature).
+    pub fn defaults() -> Vec<Setting> {
+        let lz4 = DEFAULT_LZ4_LEVELS.iter().map(|&(level, favor)| Setting {
+            favor_dec_speed: favor,
+            ..Setting::lz4(level)
+        });
+        let zstd = DEFAULT_ZSTD_LEVELS.iter().map(|&l| Setting::zstd(l));
+        lz4.chain(zstd).filter(|s| s.check().is_ok()).collect()
+    }
+
+    /// The codec's name in reports: `lz4` or `zstd`.
+    pub fn codec_name(&self) -> &'static str {
+        match self.codec {
+            Codec::Lz4 => "lz4",
+            Codec::Zstd => "zstd",
+        }
+    }
+
+    /// Whether this build can probe the setting, and the level is one the
+    /// codec has.
+    ///
+    /// # Errors
+    /// [`ProbeError::Unsupported`] saying why not.
+    pub fn check(&self) -> Result<(), ProbeError> {
+        let unsupported = |reason: &str| {
+            Err(ProbeError::Unsupported {
+                setting: *self,
+                reason: reason.into(),
+            })
+        };
+        match self.codec {
+            Codec::Lz4 if !(LZ4_MIN_LEVEL..=crate::lz4::MAX_LEVEL).contains(&self.level) => {
+                unsupported("LZ4 levels are -65537 (--fast=65537) to 12")
+            }
+            Codec::Lz4 if self.favor_dec_speed && self.level < FAVOR_MIN_LEVEL => {
+                unsupported("--favor-decSpeed applies to LZ4 levels 10 to 12")
+            }
+            Codec::Lz4 => Ok(()),
+            Codec::Zstd if self.favor_dec_speed => unsupported("--favor-decSpeed is an LZ4 option"),
+            Codec::Zstd if !(ZSTD_MIN_LEVEL..=ZSTD_MAX_LEVEL).contains(&self.level) => {
+                unsupported("zstd levels are -131072 (--fast=131072) to 22")
+            }
+            Codec::Zstd if cfg!(feature = "zstd-compress") => Ok(()),
+            Codec::Zstd => unsupported("zstd compression needs lzkit's zstd-compress feature"),
+        }
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.level {
+            l if l < 1 => write!(f, "{} --fast={}", self.codec_name(), -i64::from(l))?,
+            l => write!(f, "{} -{l}", self.codec_name())?,
+        }
+        if self.favor_dec_speed {
+            f.write_str(" --favor-decSpeed")?;
+        }
+        Ok(())
+    }
+}
+
+/// Default [`ProbeOptions::min_time`]: long enough that the best of a few
+/// passes settles on a shared 2-core machine (the spread between runs is
+/// then a few percent), short enough for a dozen settings in seconds.
+pub const DEFAULT_MIN_TIME: Duration = Duration::from_millis(200);
+/// Default [`ProbeOptions::time_limit`]: a slow setting (LZ4 HC 12, zstd
+/// 19) compresses the sample for about this long; its speeds come from the
+/// (spread) blocks done by then, its ratio is estimated from them
+/// ([`Candidate::ratio`]).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_millis(1500);
+
+/// What to probe and how long to measure.
+///
+/// ```
+/// use std::time::Duration;
+/// use lzkit::probe::{ProbeOptions, Setting};
+/// let opts = ProbeOptions::new()
+///     .settings([Setting::lz4(1), Setting::zstd(3)])
+///     .threads(2)
+///     .min_time(Duration::from_millis(50))
+///     .time_limit(None);
+/// assert_eq!(opts.get_threads(), 2);
+/// assert_eq!(opts.get_settings().len(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    settings: Vec<Setting>,
+    threads: usize,
+    min_time: Duration,
+    time_limit: Option<Duration>,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions::new()
+    }
+}
+
+impl ProbeOptions {
+    /// [`Setting::defaults`], all cores, [`DEFAULT_MIN_TIME`],
+    /// [`DEFAULT_TIME_LIMIT`].
+    pub fn new() -> ProbeOptions {
+        ProbeOptions {
+            settings: Setting::defaults(),
+            threads: 0,
+            min_time: DEFAULT_MIN_TIME,
+            time_limit: Some(DEFAULT_TIME_LIMIT),
+        }
+    }
+
+    /// The candidates, in the order measured and reported.
+    pub fn settings(mut self, settings: impl IntoIterator<Item = Setting>) -> Self {
+        self.settings = settings.into_iter().collect();
+        self
+    }
+
+    /// Threads of the "all threads" compression speed; 0 (the default):
+    /// one per core.
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n;
+        self
+    }
+
+    /// Each timing repeats its pass until this much time is spent and keeps
+    /// the best pass.
+    pub fn min_time(mut self, t: Duration) -> Self {
+        self.min_time = t;
+        self
+    }
+
+    /// The longest a setting's first compression pass (one thread) may run:
+    /// slower settings measure their speeds on the blocks done in that time
+    /// and estimate their ratio from them ([`Candidate::ratio`]). `None`:
+    /// always the whole sample (ratios then depend on the sample alone, not
+    /// on the machine's speed).
+    pub fn time_limit(mut self, t: Option<Duration>) -> Self {
+        self.time_limit = t;
+        self
+    }
+
+    /// The candidates.
+    pub fn get_settings(&self) -> &[Setting] {
+        &self.settings
+    }
+
+    /// The threads of the "all threads" speed (0 resolved to the number of
+    /// cores).
+    pub fn get_threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
+    /// See [`ProbeOptions::min_time`].
+    pub fn get_min_time(&self) -> Duration {
+        self.min_time
+    }
+
+    /// See [`ProbeOptions::time_limit`].
+    pub fn get_time_limit(&self) -> Option<Duration> {
+        self.time_limit
+    }
+}
+
+/// Why a probe failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProbeError {
+    /// An input could not be read.
+    #[error("{name}: {source}")]
+    Io {
+        /// The input (a path, or the name given to
+        /// [`SampleBuilder::reader`]).
+        name: String,
+        /// What went wrong.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The inputs hold no byte.
+    #[error("nothing to probe: the input is empty")]
+    Empty,
+    /// No setting to probe.
+    #[error("no settings to probe")]
+    NoSettings,
+    /// A setting this build cannot probe, or a level the codec lacks.
+    #[error("{setting}: {reason}")]
+    Unsupported {
+        /// The setting.
+        setting: Setting,
+        /// Why.
+        reason: String,
+    },
+    /// A compressor failed.
+    #[error("{setting}: compressing block {block} failed: {message}")]
+    Compress {
+        /// The setting.
+        setting: Setting,
+        /// The sample block (in input order).
+        block: usize,
+        /// The compressor's message.
+        message: String,
+    },
+    /// A decoder failed, or decoded other bytes than the input.
+    #[error("{setting}: {decoder} decoder: block {block}: {message}")]
+    Decode {
+        /// The setting.
+        setting: Setting,
+        /// `lzkit` or `reference`.
+        decoder: &'static str,
+        /// The sample block (in input order).
+        block: usize,
+        /// The decoder's message, or the mismatch.
+        message: String,
+    },
+}
+
+impl ProbeError {
+    fn io(name: &str, source: std::io::Error) -> ProbeError {
+        ProbeError::Io {
+            name: name.to_string(),
+            source,
+        }
+    }
+}
+
+/// A decoder to time alongside lzkit's (the CLI passes the C libraries:
+/// lz4's `LZ4_decompress_safe`, libzstd's `ZSTD_decompressDCtx`).
+pub trait ReferenceDecoder {
+    /// Decode the block or frame `src` into `dst`, returning the decoded
+    /// size.
+    ///
+    /// # Errors
+    /// A message saying what went wrong.
+    fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String>;
+}
+
+/// What a probe is doing, for a progress display.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Steps done before this one (4 steps per setting: see [`Stage`]).
+    pub done: u64,
+    /// Steps in all.
+    pub total: u64,
+    /// The setting measured.
+    pub setting: Setting,
+    /// What is measured.
+    pub stage: Stage,
+}
+
+/// The steps of one setting's measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Compressing on one thread (ratio and speed).
+    Compress,
+    /// Compressing on all threads.
+    CompressThreads,
+    /// Decoding with lzkit.
+    Decompress,
+    /// Decoding with the reference decoder.
+    Reference,
+}
+
+impl Stage {
+    /// Steps per setting.
+    pub const COUNT: u64 = 4;
+
+    /// For progress lines.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Stage::Compress => "compressing",
+            Stage::CompressThreads => "compressing on all threads",
+            Stage::Decompress => "decompressing",
+            Stage::Reference => "decompressing (reference)",
+        }
+    }
+}
+
+/// The caller's part in a probe: a progress display and reference
+/// decoders. Every method has a default that does nothing.
+pub trait Hooks {
+    /// Called before each step.
+    fn progress(&mut self, _progress: Progress) {}
+
+    /// A reference decoder for `codec`, timed after lzkit's decoder on the
+    /// same blocks ([`Candidate::reference_decompress_mbps`]).
+    fn reference(&mut self, _codec: Codec) -> Option<&mut dyn ReferenceDecoder> {
+        None
+    }
+}
+
+/// [`Hooks`] that do nothing.
+struct NoHooks;
+impl Hooks for NoHooks {}
+
+/// Probe `sample` with every setting of `opts` (see the
+/// [module documentation](self)).
+///
+/// # Errors
+/// [`ProbeError::NoSettings`], [`ProbeError::Unsupported`] (checked before
+/// anything is measured), [`ProbeError::Compress`] and
+/// [`ProbeError::Decode`] (a round trip that failed: a bug, reported, never
+/// ignored).
+pub fn probe(sample: &Sample, opts: &ProbeOptions) -> Result<Report, ProbeError> {
+    probe_with(sample, opts, &mut NoHooks)
+}
+
+/// [`probe`] with a progress display and reference decoders.
+///
+/// # Errors
+/// As [`probe`].
+pub fn probe_with(
+    sample: &Sample,
+    opts: &ProbeOptions,
+    hooks: &mut dyn Hooks,
+) -> Result<Report, ProbeError> {
+    if opts.settings.is_empty() {
+        return Err(ProbeError::NoSettings);
+    }
+    for s in &opts.settings {
+        s.check()?;
+    }
+    if sample.is_empty() {
+        return Err(ProbeError::Empty);
+    }
+    let plan = measure::Plan {
+        threads: opts.get_threads(),
+        min_time: opts.min_time,
+        time_limit: opts.time_limit,
+    };
+    let total = opts.settings.len() as u64 * Stage::COUNT;
+    let mut measured = Vec::with_capacity(opts.settings.len());
+    for (i, &setting) in opts.settings.iter().enumerate() {
+        let mut step = |stage: Stage| {
+            let offset = match stage {
+                Stage::Compress => 0,
+                Stage::CompressThreads => 1,
+                Stage::Decompress => 2,
+                Stage::Reference => 3,
+            };
+            Progress {
+                done: i as u64 * Stage::COUNT + offset,
+                total,
+                setting,
+                stage,
+            }
+        };
+        measured.push(measure::candidate(
+            sample, setting, &plan, hooks, &mut step,
+        )?);
+    }
+    measure::estimate_partial_ratios(sample, &mut measured)?;
+    let mut candidates: Vec<Candidate> = measured.into_iter().map(|m| m.candidate).collect();
+    report::mark_pareto(&mut candidates);
+    Ok(Report {
+        input_bytes: sample.input_bytes(),
+        files: sample.files(),
+        sample_bytes: sample.sampled_bytes(),
+        blocks: sample.len(),
+        block_size: sample.block_size(),
+        whole_input: sample.is_whole_input(),
+        threads: plan.threads,
+        candidates,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Column-like data: slowly varying 32-bit integers, with a stretch of
+    /// noise so blocks differ in ratio.
+    fn data(len: usize) -> Vec<u8> {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        (0..len / 4)
+            .flat_map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = if i % 50_000 < 10_000 {
+                    x as u32
+                } else {
+                    i as u32 / 16
+                };
+                v.to_le_bytes()
+            })
+            .collect()
+    }
+
+    fn quick(settings: &[Setting]) -> ProbeOptions {
+        ProbeOptions::new()
+            .settings(settings.iter().copied())
+            .threads(2)
+            .min_time(Duration::ZERO)
+            .time_limit(None)
+    }
+
+    #[test]
+    fn the_ratio_of_a_whole_sample_is_the_whole_inputs() {
+        let input = data(700_000);
+        let bs = 64 << 10;
+        let sample = Sample::from_slices(&[&input], u64::MAX, BlockSize::Bytes(bs)).unwrap();
+        assert!(sample.is_whole_input());
+        let mut settings = vec![
+            Setting::lz4(-4),
+            Setting::lz4(9),
+            Setting::lz4_favor_dec_speed(12),
+        ];
+        if cfg!(feature = "zstd-compress") {
+            settings.push(Setting::zstd(3));
+        }
+        let report = probe(&sample, &quick(&settings)).unwrap();
+        for c in &report.candidates {
+            // Compress the whole input in independent blocks of the same
+            // size, here, directly.
+            let compressed: usize = input
+                .chunks(bs)
+                .map(|chunk| match (c.setting.codec, c.setting.favor_dec_speed) {
+                    (Codec::Lz4, false) => {
+                        crate::lz4::block::compress(chunk, c.setting.level).len()
+                    }
+                    (Codec::Lz4, true) => {
+                        crate::lz4::block::compress_favor_dec_speed(chunk, c.setting.level).len()
+                    }
+                    #[cfg(feature = "zstd-compress")]
+                    (Codec::Zstd, _) => ::zstd::bulk::compress(chunk, c.setting.level)
+                        .unwrap()
+                        .len(),
+                    #[allow(unreachable_patterns)]
+                    _ => unreachable!(),
+                })
+                .sum();
+            assert_eq!(c.compressed_bytes, compressed as u64, "{}", c.setting);
+            assert_eq!(
+                c.ratio,
+                input.len() as f64 / compressed as f64,
+                "{}",
+                c.setting
+            );
+            assert_eq!((c.sample_bytes, c.blocks), (input.len() as u64, 11));
+            assert!(c.compress_mbps > 0.0 && c.compress_mbps_threads > 0.0);
+            assert!(c.decompress_mbps > 0.0);
+            assert_eq!(c.reference_decompress_mbps, None);
+            assert!(c.compress_memory > bs && c.decompress_memory >= bs);
+        }
+        assert_eq!(
+            (report.sample_bytes, report.input_bytes),
+            (700_000, 700_000)
+        );
+        assert_eq!((report.blocks, report.threads), (11, 2));
+    }
+
+    #[test]
+    fn a_sample_estimates_the_ratio_of_a_larger_input() {
+        // 8 MiB sampled at 1 MiB of 64 KiB blocks: the estimate is close.
+        let input = data(8 << 20);
+        let bs = 64 << 10;
+        let whole: usize = input
+            .chunks(bs)
+            .map(|c| crate::lz4::block::compress(c, 1).len())
+            .sum();
+        let sample = Sample::from_slices(&[&input], 1 << 20, BlockSize::Bytes(bs)).unwrap();
+        assert_eq!(sample.len(), 16);
+        let report = probe(&sample, &quick(&[Setting::lz4(1)])).unwrap();
+        let truth = input.len() as f64 / whole as f64;
+        let estimate = report.candidates[0].ratio;
+        assert!(
+            (estimate / truth - 1.0).abs() < 0.03,
+            "{estimate} vs {truth}"
+        );
+    }
+
+    #[test]
+    fn a_time_limit_keeps_the_blocks_done() {
+        let input = data(1 << 20);
+        let sample = Sample::from_slices(&[&input], u64::MAX, BlockSize::Bytes(64 << 10)).unwrap();
+        let opts = quick(&[Setting::lz4(12)]).time_limit(Some(Duration::ZERO));
+        let c = &probe(&sample, &opts).unwrap().candidates[0];
+        // The first block of the spread order only: the input's first.
+        assert_eq!((c.blocks, c.sample_bytes), (1, 64 << 10));
+        let alone = crate::lz4::block::compress(sample.block(0), 12).len();
+        assert_eq!(c.compressed_bytes, alone as u64);
+    }
+
+    #[test]
+    fn partial_ratios_are_estimated_for_the_whole_sample() {
+        // 16 blocks of very different compressibility: random bytes
+        // repeated with a period from 64 bytes (block 0) to 2 KiB and more.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut input = Vec::new();
+        for i in 0..16u64 {
+            let period = 64 + (i * 677 % 3000) as usize;
+            let pattern: Vec<u8> = (0..period)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 24) as u8
+                })
+                .collect();
+            input.extend(pattern.iter().cycle().take(64 << 10));
+        }
+        let sample = Sample::from_slices(&[&input], u64::MAX, BlockSize::Bytes(64 << 10)).unwrap();
+        let truth = |level: i32| {
+            let out: usize = sample
+                .blocks()
+                .map(|b| crate::lz4::block::compress(b, level).len())
+                .sum();
+            input.len() as f64 / out as f64
+        };
+        // A time limit of 0: each setting compresses the first block only.
+        let opts = quick(&[Setting::lz4(1), Setting::lz4(12)]).time_limit(Some(Duration::ZERO));
+        let report = probe(&sample, &opts).unwrap();
+        for (c, level) in report.candidates.iter().zip([1, 12]) {
+            assert_eq!(c.blocks, 1);
+            let alone = sample.block(0).len() as f64 / c.compressed_bytes as f64;
+            let truth = truth(level);
+            assert!(
+                alone > 2.0 * truth,
+                "block 0 alone says {alone}, all blocks {truth}"
+            );
+            assert!(
+                (c.ratio / truth - 1.0).abs() < 0.05,
+                "lz4 -{level}: {} vs {truth}",
+                c.ratio
+            );
+        }
+        // Level 1 is its own auxiliary here (no setting did every block,
+        // so level 1 ran on all of them): exact.
+        let level1 = report.candidates[0].ratio;
+        assert!((level1 / truth(1) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reference_decoders_are_timed_and_checked() {
+        struct Ref {
+            calls: usize,
+            corrupt: bool,
+            steps: Vec<Stage>,
+        }
+        impl ReferenceDecoder for Ref {
+            fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+                self.calls += 1;
+                let n = crate::lz4::block::decompress_into(src, dst).map_err(|e| e.to_string())?;
+                if self.corrupt {
+                    dst[0] ^= 0xFF;
+                }
+                Ok(n)
+            }
+        }
+        struct H(Ref);
+        impl Hooks for H {
+            fn progress(&mut self, p: Progress) {
+                assert_eq!(p.total, 2 * Stage::COUNT);
+                self.0.steps.push(p.stage);
+            }
+            fn reference(&mut self, codec: Codec) -> Option<&mut dyn ReferenceDecoder> {
+                (codec == Codec::Lz4).then_some(&mut self.0 as &mut dyn ReferenceDecoder)
+            }
+        }
+        let input = data(300_000);
+        let sample = Sample::from_slices(&[&input], u64::MAX, BlockSize::Bytes(64 << 10)).unwrap();
+        let opts = quick(&[Setting::lz4(1), Setting::lz4(2)]);
+        let mut hooks = H(Ref {
+            calls: 0,
+            corrupt: false,
+            steps: Vec::new(),
+        });
+        let report = probe_with(&sample, &opts, &mut hooks).unwrap();
+        assert!(
+            hooks.0.calls >= 2 * 2 * 5,
+            "a checking pass and a timed pass per setting"
+        );
+        assert!(
+            report
+                .candidates
+                .iter()
+                .all(|c| c.reference_decompress_mbps.unwrap() > 0.0)
+        );
+        assert_eq!(hooks.0.steps.len(), 8);
+        assert_eq!(
+            hooks.0.steps[..4],
+            [
+                Stage::Compress,
+                Stage::CompressThreads,
+                Stage::Decompress,
+                Stage::Reference
+            ]
+        );
+        hooks.0.corrupt = true;
+        let e = probe_with(&sample, &opts, &mut hooks).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ProbeError::Decode {
+                    decoder: "reference",
+                    block: 0,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn settings_are_checked_first() {
+        let sample = Sample::from_slices(&[b"abc"], 100, BlockSize::WholeFile).unwrap();
+        let fails = |s: &[Setting]| probe(&sample, &quick(s)).unwrap_err().to_string();
+        assert!(fails(&[]).contains("no settings"));
+        assert!(fails(&[Setting::lz4(13)]).contains("LZ4 levels"));
+        assert!(fails(&[Setting::lz4_favor_dec_speed(9)]).contains("10 to 12"));
+        assert!(fails(&[Setting::zstd(23)]).contains("zstd levels"));
+        if !cfg!(feature = "zstd-compress") {
+            assert!(fails(&[Setting::zstd(3)]).contains("zstd-compress"));
+            assert!(Setting::defaults().iter().all(|s| s.codec == Codec::Lz4));
+        } else {
+            assert_eq!(Setting::defaults().len(), 12);
+        }
+        assert_eq!(Setting::lz4(0).to_string(), "lz4 --fast=0");
+        assert_eq!(Setting::zstd(-5).to_string(), "zstd --fast=5");
+    }
+
+    #[test]
+    fn whole_file_samples_probe_each_file_as_a_block() {
+        let a = data(100_000);
+        let b = data(30_000);
+        let sample = Sample::from_slices(&[&a, &b], u64::MAX, BlockSize::WholeFile).unwrap();
+        let c = &probe(&sample, &quick(&[Setting::lz4(1)]))
+            .unwrap()
+            .candidates[0];
+        let direct =
+            crate::lz4::block::compress(&a, 1).len() + crate::lz4::block::compress(&b, 1).len();
+        assert_eq!((c.blocks, c.compressed_bytes), (2, direct as u64));
+    }
+}
