@@ -177,6 +177,30 @@ fn bad_input_leaves_no_output_and_keeps_the_source() {
         assert_names(d.path(), &[&bad]);
         fs::remove_file(d.path().join(&bad)).unwrap();
     }
+    // Several small files go several at a time: a bad one among good ones
+    // fails alone.
+    let sub = d.path().join("many");
+    fs::create_dir(&sub).unwrap();
+    for i in 0..6 {
+        let name = reference_file(&sub, "gz", &data[i * 1000..]);
+        fs::rename(sub.join(name), sub.join(format!("f{i}.gz"))).unwrap();
+    }
+    let mut bad = read(&sub, "f3.gz");
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0xFF;
+    write(&sub, "f3.gz", &bad);
+    let out = lzkit(
+        d.path(),
+        &["recompress", "--to", "zstd", "-r", "-T3", "many"],
+    );
+    assert_failure_naming(&out, "many/f3.gz", "one bad file among six");
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    for i in [0, 1, 2, 4, 5] {
+        let name = format!("f{i}.zst");
+        assert_same(&reference_decode(&sub, &name), &data[i * 1000..], &name);
+    }
+    assert!(!sub.join("f3.zst").exists(), "no output for the bad file");
+    fs::remove_dir_all(&sub).unwrap();
     write(d.path(), "text", b"plain text, not compressed at all");
     let out = lzkit(
         d.path(),

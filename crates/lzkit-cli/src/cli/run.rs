@@ -188,18 +188,57 @@ pub fn run(opts: Options) -> Outcome {
 
     let mut ok = walk_ok;
     let mut skipped = 0;
-    for found in &inputs {
-        if let Some(why) = job.skip_reason(found, mode) {
-            rep.summary(format!("{}: {why} -- ignored", found.name()));
-            skipped += 1;
-            continue;
-        }
-        if let Err(f) = job.process(found, explicit.as_ref(), mode) {
-            if f.broken_pipe {
-                return Outcome::BrokenPipe;
+    let workers = job.file_workers(&inputs, mode);
+    if workers > 1 {
+        // Small files several at a time, each on one thread, no progress
+        // lines (they would interleave); summaries come as files finish.
+        let mut opts = job.opts.clone();
+        opts.threads = Some(1);
+        opts.progress = Some(false);
+        let small = match Job::new(opts, rep, mode, single) {
+            Ok(small) => small,
+            Err(f) => {
+                rep.failure(&f);
+                return Outcome::Failure;
             }
-            rep.failure(&f);
-            ok = false;
+        };
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Step> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut steps = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(found) = inputs.get(i) else {
+                                return steps;
+                            };
+                            steps.push(small.step(found, explicit.as_ref(), mode));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        for step in results {
+            match step {
+                Step::Done => {}
+                Step::Skipped => skipped += 1,
+                Step::Failed => ok = false,
+                Step::BrokenPipe => return Outcome::BrokenPipe,
+            }
+        }
+    } else {
+        for found in &inputs {
+            match job.step(found, explicit.as_ref(), mode) {
+                Step::Done => {}
+                Step::Skipped => skipped += 1,
+                Step::Failed => ok = false,
+                Step::BrokenPipe => return Outcome::BrokenPipe,
+            }
         }
     }
     if skipped > 0 && skipped == inputs.len() {
@@ -209,6 +248,22 @@ pub fn run(opts: Options) -> Outcome {
     }
     outcome(ok)
 }
+
+/// What became of one input.
+enum Step {
+    Done,
+    /// Skipped, as [`Job::skip_reason`] says (reported).
+    Skipped,
+    /// Failed (reported).
+    Failed,
+    /// Standard output's reader went away: stop quietly.
+    BrokenPipe,
+}
+
+/// Files up to this size are recompressed several at a time, each on one
+/// thread, when there are several: one small file cannot keep many threads
+/// busy (LZ4 and zstd encoders split their input into jobs of 4 to 8 MiB).
+const SMALL_FILE: u64 = 8 << 20;
 
 fn outcome(ok: bool) -> Outcome {
     if ok {
@@ -455,6 +510,43 @@ impl Job {
             single,
             zstd_dictionary: OnceLock::new(),
         })
+    }
+
+    /// Process one input, reporting what became of it.
+    fn step(&self, found: &Found, explicit: Option<&Target>, mode: Mode) -> Step {
+        if let Some(why) = self.skip_reason(found, mode) {
+            self.rep
+                .summary(format!("{}: {why} -- ignored", found.name()));
+            return Step::Skipped;
+        }
+        match self.process(found, explicit, mode) {
+            Ok(()) => Step::Done,
+            Err(f) if f.broken_pipe => Step::BrokenPipe,
+            Err(f) => {
+                self.rep.failure(&f);
+                Step::Failed
+            }
+        }
+    }
+
+    /// How many inputs to process at a time: with `recompress`, several
+    /// regular files of at most [`SMALL_FILE`] bytes each, written to
+    /// files, go one per thread; anything else one after another.
+    fn file_workers(&self, inputs: &[Found], mode: Mode) -> usize {
+        // Not with a terminal to ask questions on (overwrite prompts
+        // would interleave), nor onto standard output.
+        let may_ask = !self.opts.force && io::stdin().is_terminal();
+        if mode != Mode::Recompress || inputs.len() < 2 || self.opts.stdout || may_ask {
+            return 1;
+        }
+        let small = |f: &Found| match &f.input {
+            Input::File(p) => fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= SMALL_FILE),
+            Input::Stdin => false,
+        };
+        if !inputs.iter().all(small) {
+            return 1;
+        }
+        effective_threads(self.threads).min(inputs.len())
     }
 
     /// Why `found` is skipped rather than processed, if it is: files of the
