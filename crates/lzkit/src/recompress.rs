@@ -2,7 +2,8 @@
 //! LZ4, zstd, gzip, zlib, xz and LZMA in; LZ4 or zstd out.
 //!
 //! One pipeline: a thread decodes the input (LZ4 frames of independent
-//! blocks on all the threads asked for; zstd with lzkit's own decoder;
+//! blocks on more threads if asked: [`RecompressOptions::decode_threads`];
+//! zstd with lzkit's own decoder;
 //! gzip and zlib through `flate2`'s `zlib-rs` backend; xz and LZMA through
 //! liblzma) and hands the content on in [`CHUNK`]-byte pieces, at most
 //! [`DEPTH`] of them in flight; the calling thread feeds them to the
@@ -141,20 +142,25 @@ pub struct RecompressOptions {
 }
 
 impl RecompressOptions {
-    /// Recompress to `target`, decoding LZ4 input on all cores, zstd
-    /// windows up to 2^27 bytes ([`crate::zstd::DEFAULT_WINDOW_LOG_MAX`]),
-    /// no verification pass.
+    /// Recompress to `target`, decoding on one thread, zstd windows up to
+    /// 2^27 bytes ([`crate::zstd::DEFAULT_WINDOW_LOG_MAX`]), no
+    /// verification pass.
     pub fn new(target: Target) -> Self {
         RecompressOptions {
             target,
-            decode_threads: 0,
+            decode_threads: 1,
             window_log_max: crate::zstd::DEFAULT_WINDOW_LOG_MAX,
             verify: false,
         }
     }
 
     /// Threads decoding LZ4 frames of independent blocks (0: one per
-    /// core; other formats decode on one thread).
+    /// core; other formats decode on one thread). Default 1: LZ4 decodes
+    /// at gigabytes per second on one thread, faster than any encoder but
+    /// LZ4's fastest levels on many cores, and decoding on more threads
+    /// holds more blocks in memory (128 MB of columns to zstd -3 on two
+    /// threads: 0.22 s and 69 MB peak with one decoding thread, 0.23 s and
+    /// 93 MB with two).
     pub fn decode_threads(mut self, threads: usize) -> Self {
         self.decode_threads = threads;
         self

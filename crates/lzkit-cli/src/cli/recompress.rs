@@ -91,6 +91,9 @@ in bounded memory whatever the input's size. The content's XXH64 is
 computed on the way; --verify decodes the output again as it is written
 and fails unless it holds exactly the same bytes.
 
+Several files of at most 8 MiB each are recompressed several at a time,
+one thread each; larger ones one after another, each on all threads.
+
 Output names: INPUT without its .lz4/.zst/.gz/.tgz/.xz/.lzma/.zz suffix,
 plus .lz4 or .zst (x.gz -> x.zst). The input itself is never replaced (an
 output name equal to it is an error: name another with -o).
@@ -100,9 +103,8 @@ Options:
       --verify           decode the output again and compare
   -#                     level (LZ4: 1-12, --fast=N; zstd: 1-19, --ultra
                          -20..-22, --fast=N; default 1 for LZ4, 3 for zstd)
-  -T#                    threads (default: all cores): LZ4 encoding and
-                         decoding of independent-block LZ4 input; libzstd
-                         workers
+  -T#                    threads (default: all cores): LZ4 encoding,
+                         libzstd workers; small files several at a time
   -B4..-B7, -BD, -BX     LZ4 block size, linked blocks, block checksums
       --no-frame-crc     no content checksum (zstd: --no-check)
       --long[=#]         zstd long-distance matching, window 2^#

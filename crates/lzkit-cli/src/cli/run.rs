@@ -983,7 +983,7 @@ impl Job {
             None => To::Lz4(self.frame.clone()),
         };
         let opts = RecompressOptions::new(target)
-            .decode_threads(self.threads)
+            .decode_threads(1)
             .window_log_max(self.window_log_max)
             .verify(self.opts.verify);
         let result = lzkit::recompress::recompress_with_progress(reader, sink, &opts, |p| {
