@@ -238,6 +238,27 @@ fn errors_are_one_line_and_exit_1() {
     let plot = dir.path().join("left.svg");
     fails_with(&["--plot", plot.to_str().unwrap(), empty], "empty");
     assert!(!plot.exists());
+    // ... and an existing one stays as it was.
+    fs::write(&plot, b"an older plot").unwrap();
+    fails_with(&["--plot", plot.to_str().unwrap(), empty], "empty");
+    assert_eq!(fs::read(&plot).unwrap(), b"an older plot");
+    let leftovers = fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".lzkit-plot-")
+        })
+        .count();
+    assert_eq!(leftovers, 0, "no temporary plot left");
+    fails_with(&["--codecs", "zstd:0", empty], "level 0");
+    fails_with(&["-B", "64M", empty], "larger than the default sample");
+    fails_with(
+        &["-B", "2M", "--sample", "1M", empty],
+        "larger than --sample",
+    );
     let sub = dir.path().join("sub");
     fs::create_dir(&sub).unwrap();
     fails_with(&[sub.to_str().unwrap()], "no files");

@@ -145,12 +145,13 @@ fn output_names_pipes_and_directories() {
     fs::copy(d.path().join(&gz), sub.join("one.gz")).unwrap();
     fs::copy(d.path().join("src.zst"), sub.join("two.zst")).unwrap();
     write(&sub, "plain.txt", b"not compressed");
+    fs::copy(d.path().join("a.tar.lz4"), sub.join("three.lz4")).unwrap();
     let out = lzkit(
         d.path(),
         &["recompress", "--to", "lz4", "-r", "--rm", "dir"],
     );
-    assert_success(&out, "recompress -r --rm");
-    assert_names(&sub, &["one.lz4", "two.lz4", "plain.txt"]);
+    assert_success(&out, "recompress -r --rm (three.lz4 skipped)");
+    assert_names(&sub, &["one.lz4", "two.lz4", "three.lz4", "plain.txt"]);
     assert_same(&reference_decode(&sub, "one.lz4"), &data, "one.lz4");
 }
 

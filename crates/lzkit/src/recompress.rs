@@ -30,7 +30,7 @@
 //! # Ok::<(), lzkit::recompress::RecompressError>(())
 //! ```
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -94,6 +94,7 @@ impl SourceFormat {
         if let [cmf, flg, ..] = head
             && cmf & 0x0F == 8
             && cmf >> 4 <= 7
+            && flg & 0x20 == 0
             && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0
         {
             return Some(SourceFormat::Zlib);
@@ -102,7 +103,8 @@ impl SourceFormat {
         // is what every encoder writes by default) and a dictionary size.
         if let [0x5D, d0, d1, d2, d3, ..] = head {
             let dict = u32::from_le_bytes([*d0, *d1, *d2, *d3]);
-            if dict.is_power_of_two() || dict == u32::MAX {
+            let three_halves = dict % 3 == 0 && (dict / 3).is_power_of_two();
+            if dict.is_power_of_two() || three_halves || dict == u32::MAX {
                 return Some(SourceFormat::Lzma);
             }
         }
@@ -259,90 +261,85 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         inner: input,
         count: read.clone(),
     };
-    let mut head = Vec::with_capacity(16);
-    (&mut input)
-        .take(6)
-        .read_to_end(&mut head)
-        .map_err(|e| RecompressError::Input(Error::Io(e)))?;
-    let source = SourceFormat::detect(&head).ok_or_else(|| {
-        RecompressError::Input(Error::Io(io::Error::new(
-            io::ErrorKind::InvalidData,
-            if head.is_empty() {
-                "empty input: no compressed data to recompress".to_string()
-            } else {
-                "not a compressed format lzkit reads (LZ4, zstd, gzip, zlib, xz, lzma)".to_string()
-            },
-        )))
-    })?;
+    let (source, head) = sniff(&mut input).map_err(RecompressError::Input)?;
     let decoder = open_decoder(source, io::Cursor::new(head).chain(input), opts)?;
 
     std::thread::scope(|scope| {
         let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(DEPTH);
         scope.spawn(move || produce(decoder, &tx));
-        let verifier = if opts.verify {
+        let (vtx, verifier) = if opts.verify {
             let (vtx, vrx) = sync_channel::<Vec<u8>>(DEPTH);
-            let vopts = opts.clone();
+            // The output is ours: its window is whatever the encoder chose
+            // (--long=31 too), not the input's limit.
+            let vopts = opts.clone().window_log_max(crate::zstd::WINDOW_LOG_MAX);
             let handle = scope.spawn(move || digest_of(ChannelReader::new(vrx), &vopts));
-            Some((vtx, handle))
+            (Some(vtx), Some(handle))
         } else {
-            None
+            (None, None)
         };
-        let (vtx, handle) = match verifier {
-            Some((tx, handle)) => (Some(tx), Some(handle)),
-            None => (None, None),
-        };
-        let counted = Tee {
+        let tee = Tee {
             inner: output,
             written: 0,
             copy: vtx,
             pending: Vec::new(),
         };
-        let mut encoder = Encoder::new(counted, &opts.target)?;
-        let mut hash = Xxh64::new(0);
-        let mut content = 0u64;
-        for piece in rx.iter() {
-            let piece = piece.map_err(|e| RecompressError::Input(Error::from_io(e)))?;
-            hash.update(&piece);
-            content += piece.len() as u64;
-            encoder.write_all(&piece).map_err(output_error)?;
-            progress(Progress {
-                read: read.load(Ordering::Relaxed),
-                content,
-                written: encoder.written(),
-            });
-        }
-        let mut tee = encoder.finish()?;
-        tee.flush().map_err(output_error)?;
+        // The encoding, in a closure: on any error its encoder (and the
+        // verifier's sender in it) is dropped, so the verifier ends.
+        let encoded = (|| {
+            let mut encoder = Encoder::new(tee, &opts.target)?;
+            let mut hash = Xxh64::new(0);
+            let mut content = 0u64;
+            for piece in rx.iter() {
+                let piece = piece.map_err(|e| RecompressError::Input(Error::from_io(e)))?;
+                hash.update(&piece);
+                content += piece.len() as u64;
+                encoder.write_all(&piece).map_err(output_error)?;
+                progress(Progress {
+                    read: read.load(Ordering::Relaxed),
+                    content,
+                    written: encoder.written(),
+                });
+            }
+            let mut tee = encoder.finish()?;
+            tee.flush().map_err(output_error)?;
+            Ok((tee, content, hash.digest()))
+        })();
+        let verdict = |handle: std::thread::ScopedJoinHandle<'_, Result<(u64, u64), Error>>| {
+            handle
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        };
+        let (mut tee, content, content_xxh64) = match encoded {
+            Ok(done) => done,
+            // A write to the verifier may have failed: say why it stopped.
+            Err(RecompressError::Output(e)) => {
+                return Err(match verifier.map(verdict) {
+                    Some(Err(why)) => {
+                        verification_failed(format!("the output does not decode: {why}"))
+                    }
+                    _ => RecompressError::Output(e),
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let written = tee.written;
-        let copy = tee.copy.take();
-        let output = tee.inner;
-        drop(copy);
-        let content_xxh64 = hash.digest();
-        let verified = match handle {
+        drop(tee.copy.take());
+        let verified = match verifier {
             None => false,
-            Some(h) => {
-                let (len, digest) = h
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
-                    .map_err(|e| {
-                        RecompressError::Output(Error::Io(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("verification failed: the output does not decode: {e}"),
-                        )))
-                    })?;
+            Some(handle) => {
+                let (len, digest) = verdict(handle).map_err(|why| {
+                    verification_failed(format!("the output does not decode: {why}"))
+                })?;
                 if (len, digest) != (content, content_xxh64) {
-                    return Err(RecompressError::Output(Error::Io(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "verification failed: the output decodes to {len} bytes (XXH64 {digest:016x}), the input held {content} (XXH64 {content_xxh64:016x})"
-                        ),
-                    ))));
+                    return Err(verification_failed(format!(
+                        "the output decodes to {len} bytes (XXH64 {digest:016x}), the input held {content} (XXH64 {content_xxh64:016x})"
+                    )));
                 }
                 true
             }
         };
         Ok((
-            output,
+            tee.inner,
             Summary {
                 source,
                 read: read.load(Ordering::Relaxed),
@@ -353,6 +350,60 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
             },
         ))
     })
+}
+
+/// A failed `--verify`, as an output error.
+fn verification_failed(why: String) -> RecompressError {
+    RecompressError::Output(Error::Io(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("verification failed: {why}"),
+    )))
+}
+
+/// Skippable frames (shared by LZ4 and zstd) at the start of `input` are
+/// read and dropped, so that the format of the first real frame decides
+/// (a zstd file that starts with a skippable index is zstd). Returns the
+/// format and the bytes read after the skippable frames, to be decoded
+/// first.
+fn sniff(input: &mut impl Read) -> Result<(SourceFormat, Vec<u8>), Error> {
+    let not_known = |head: &[u8], skipped: bool| {
+        Error::Io(io::Error::new(
+            io::ErrorKind::InvalidData,
+            if head.is_empty() && !skipped {
+                "empty input: no compressed data to recompress"
+            } else if head.is_empty() {
+                "only skippable frames: no compressed data to recompress"
+            } else {
+                "not a compressed format lzkit reads (LZ4, zstd, gzip, zlib, xz, lzma)"
+            },
+        ))
+    };
+    let mut skipped = false;
+    loop {
+        let mut head = Vec::with_capacity(8);
+        input.by_ref().take(8).read_to_end(&mut head)?;
+        let magic = head
+            .get(..4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+        match magic {
+            Some(m) if crate::zstd::is_skippable_magic(m) && head.len() == 8 => {
+                let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+                let dropped = io::copy(&mut input.by_ref().take(u64::from(size)), &mut io::sink())?;
+                if dropped < u64::from(size) {
+                    return Err(Error::Io(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "truncated: the input ends inside a skippable frame",
+                    )));
+                }
+                skipped = true;
+            }
+            _ => {
+                let format =
+                    SourceFormat::detect(&head).ok_or_else(|| not_known(&head, skipped))?;
+                return Ok((format, head));
+            }
+        }
+    }
 }
 
 /// The length and XXH64 of what the compressed stream `input` decodes to
@@ -370,14 +421,7 @@ pub fn content_digest<R: Read + Send>(
 
 /// [`content_digest`] with plain errors (the verifier thread's body).
 fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(u64, u64), Error> {
-    let mut head = Vec::with_capacity(16);
-    (&mut input).take(6).read_to_end(&mut head)?;
-    let source = SourceFormat::detect(&head).ok_or_else(|| {
-        Error::Io(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "not a compressed format lzkit reads",
-        ))
-    })?;
+    let (source, head) = sniff(&mut input)?;
     let mut decoder =
         open_decoder(source, io::Cursor::new(head).chain(input), opts).map_err(|e| match e {
             RecompressError::Input(e) | RecompressError::Output(e) => e,
@@ -418,23 +462,100 @@ fn open_decoder<'a, R: Read + Send + 'a>(
             format,
             flate2::read::MultiGzDecoder::new(io::BufReader::new(input)),
         )),
-        SourceFormat::Zlib => Box::new(Labeled(format, flate2::read::ZlibDecoder::new(input))),
-        SourceFormat::Xz => Box::new(Labeled(
+        SourceFormat::Zlib => Box::new(Labeled(
             format,
-            liblzma::read::XzDecoder::new_multi_decoder(input),
+            EndChecked::new(flate2::bufread::ZlibDecoder::new(io::BufReader::new(input))),
         )),
-        SourceFormat::Lzma => {
-            let stream = liblzma::stream::Stream::new_lzma_decoder(u64::MAX).map_err(|e| {
-                RecompressError::Input(Error::Io(io::Error::other(format!(
-                    "cannot set up the LZMA decoder: {e}"
-                ))))
-            })?;
+        SourceFormat::Xz => {
+            // Several streams in a row, as `xz -d` reads them; anything
+            // else after them is an error of liblzma's.
+            let stream = liblzma::stream::Stream::new_stream_decoder(
+                lzma_memory_limit(opts),
+                liblzma::stream::CONCATENATED,
+            )
+            .map_err(lzma_setup)?;
             Box::new(Labeled(
                 format,
                 liblzma::read::XzDecoder::new_stream(input, stream),
             ))
         }
+        SourceFormat::Lzma => {
+            let stream = liblzma::stream::Stream::new_lzma_decoder(lzma_memory_limit(opts))
+                .map_err(lzma_setup)?;
+            Box::new(Labeled(
+                format,
+                EndChecked::new(liblzma::bufread::XzDecoder::new_stream(
+                    io::BufReader::new(input),
+                    stream,
+                )),
+            ))
+        }
     })
+}
+
+/// The memory liblzma may use to decode xz or LZMA input: the window limit
+/// (`--memory`; 128 MiB by default) plus 16 MiB for its other state. An
+/// LZMA dictionary is the window, and `.lzma` headers may claim up to 4 GiB.
+fn lzma_memory_limit(opts: &RecompressOptions) -> u64 {
+    (1u64 << opts.window_log_max) + (16 << 20)
+}
+
+/// liblzma refused to set up a decoder.
+fn lzma_setup(e: liblzma::stream::Error) -> RecompressError {
+    RecompressError::Input(Error::Io(io::Error::other(format!(
+        "cannot set up the xz/LZMA decoder: {e}"
+    ))))
+}
+
+/// A single-stream decoder over a buffered reader (zlib, LZMA-alone):
+/// at the end of the stream, the input must end too. Those formats have
+/// no concatenation, and data after the stream would otherwise be dropped
+/// unread.
+struct EndChecked<D> {
+    decoder: D,
+    checked: bool,
+}
+
+impl<D> EndChecked<D> {
+    fn new(decoder: D) -> Self {
+        EndChecked {
+            decoder,
+            checked: false,
+        }
+    }
+}
+
+/// Decoders whose buffered input can be looked at after their stream.
+trait BufferedInput {
+    fn input(&mut self) -> &mut dyn BufRead;
+}
+
+impl<R: BufRead> BufferedInput for flate2::bufread::ZlibDecoder<R> {
+    fn input(&mut self) -> &mut dyn BufRead {
+        self.get_mut()
+    }
+}
+
+impl<R: BufRead> BufferedInput for liblzma::bufread::XzDecoder<R> {
+    fn input(&mut self) -> &mut dyn BufRead {
+        self.get_mut()
+    }
+}
+
+impl<D: Read + BufferedInput> Read for EndChecked<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.decoder.read(buf)?;
+        if n == 0 && !buf.is_empty() && !self.checked {
+            self.checked = true;
+            if !self.decoder.input().fill_buf()?.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "data after the end of the stream (this format holds one stream)",
+                ));
+            }
+        }
+        Ok(n)
+    }
 }
 
 /// A decoder of another library whose errors are said to be about the
@@ -448,6 +569,13 @@ impl<R: Read> Read for Labeled<R> {
             io::ErrorKind::UnexpectedEof => io::Error::new(
                 e.kind(),
                 format!("truncated {} data: it ends inside a stream", self.0.name()),
+            ),
+            _ if e.to_string() == "memory limit reached" => io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!(
+                    "the {} data needs more memory than allowed: its dictionary is over the window limit (--memory, 128 MiB by default)",
+                    self.0.name()
+                ),
             ),
             kind => io::Error::new(kind, format!("corrupt {} data: {e}", self.0.name())),
         })
@@ -740,6 +868,47 @@ mod tests {
     }
 
     #[test]
+    fn single_stream_formats_refuse_trailing_data() {
+        let data = data();
+        for (format, input) in inputs(&data) {
+            if !matches!(format, SourceFormat::Zlib | SourceFormat::Lzma) {
+                continue;
+            }
+            let mut twice = input.clone();
+            twice.extend_from_slice(&input);
+            let opts = RecompressOptions::new(Target::Lz4(FrameOptions::new())).verify(true);
+            let r = recompress(&twice[..], Vec::new(), &opts);
+            assert!(
+                matches!(&r, Err(RecompressError::Input(e)) if e.to_string().contains("after the end")),
+                "{format:?}: {r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn skippable_frames_before_zstd_and_verify_of_a_long_window() {
+        let data = data();
+        let mut input = vec![0x5A, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3];
+        input.extend(crate::zstd::compress(&data, &crate::zstd::EncodeOptions::new()).unwrap());
+        // Verifying a window of 2^28, over the input's default limit.
+        let target = Target::Zstd(crate::zstd::EncodeOptions::new().long(Some(28)));
+        let opts = RecompressOptions::new(target).verify(true);
+        let (out, s) = recompress(&input[..], Vec::new(), &opts).unwrap();
+        assert_eq!(
+            (s.source, s.read, s.verified),
+            (SourceFormat::Zstd, input.len() as u64, true)
+        );
+        let frames = crate::zstd::list_frames(&out[..]).unwrap();
+        assert!(frames[0].window_size > 1 << 27, "{:?}", frames[0]);
+        let only = &input[..11];
+        let r = recompress(only, Vec::new(), &opts);
+        assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
+        let cut = &input[..9];
+        let r = recompress(cut, Vec::new(), &opts);
+        assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
+    }
+
+    #[test]
     fn detection() {
         assert_eq!(
             SourceFormat::detect(&[0x78, 0x9c]),
@@ -759,6 +928,12 @@ mod tests {
             Some(SourceFormat::Lzma)
         );
         assert_eq!(SourceFormat::detect(&[0x5d, 1, 2, 3, 4]), None);
+        assert_eq!(
+            SourceFormat::detect(&[0x5d, 0, 0, 0xC0, 0]),
+            Some(SourceFormat::Lzma)
+        );
+        // A zlib header asking for a preset dictionary is not taken.
+        assert_eq!(SourceFormat::detect(&[0x78, 0xbb]), None);
         assert_eq!(SourceFormat::detect(&[]), None);
     }
 }

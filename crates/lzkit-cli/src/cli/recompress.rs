@@ -74,7 +74,12 @@ fn parse(argv: Vec<OsString>) -> Result<Option<args::Options>, String> {
             "-l is not an option of recompress (the legacy format is for the Linux kernel)".into(),
         );
     }
-    opts.format = to.ok_or("say what to write: --to lz4 or --to zstd")?;
+    // `--zstd` / `--format=zstd` say it too.
+    opts.format = match to {
+        Some(to) => to,
+        None if opts.format == OutFormat::Zstd => OutFormat::Zstd,
+        None => return Err("say what to write: --to lz4 or --to zstd".into()),
+    };
     opts.mode = Mode::Recompress;
     opts.verify = verify;
     Ok(Some(opts))
@@ -91,8 +96,9 @@ in bounded memory whatever the input's size. The content's XXH64 is
 computed on the way; --verify decodes the output again as it is written
 and fails unless it holds exactly the same bytes.
 
-Several files of at most 8 MiB each are recompressed several at a time,
-one thread each; larger ones one after another, each on all threads.
+When every input is a file of at most 8 MiB, several are recompressed at a
+time, one thread each; otherwise one after another, each on all threads.
+In directories (-r), files already in the target format are skipped.
 
 Output names: INPUT without its .lz4/.zst/.gz/.tgz/.xz/.lzma/.zz suffix,
 plus .lz4 or .zst (x.gz -> x.zst). The input itself is never replaced (an
@@ -148,6 +154,8 @@ mod tests {
             (OutFormat::Lz4, Some(2), false)
         );
         assert!(parsed(&["-h"]).unwrap().is_none());
+        let o = parsed(&["--zstd", "-9", "x.gz"]).unwrap().unwrap();
+        assert_eq!(o.format, OutFormat::Zstd);
         let o = parsed(&["--to", "lz4", "--", "--verify"]).unwrap().unwrap();
         assert_eq!((o.verify, o.files.len()), (false, 1));
         for bad in [

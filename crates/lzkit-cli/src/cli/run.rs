@@ -195,6 +195,8 @@ pub fn run(opts: Options) -> Outcome {
         let mut opts = job.opts.clone();
         opts.threads = Some(1);
         opts.progress = Some(false);
+        // The level as resolved (and warned about) already.
+        opts.zstd_level = job.zstd.as_ref().map(|z| z.get_level());
         let small = match Job::new(opts, rep, mode, single) {
             Ok(small) => small,
             Err(f) => {
@@ -512,6 +514,17 @@ impl Job {
         })
     }
 
+    /// The output name `recompress` gives `path`: without its compressed
+    /// suffix, plus the target's.
+    fn recompressed_name(&self, path: &Path) -> PathBuf {
+        let mut out = recompressed_stem(path).unwrap_or_else(|| path.as_os_str().to_os_string());
+        out.push(match self.opts.format {
+            OutFormat::Lz4 => SUFFIX,
+            OutFormat::Zstd => ZSTD_SUFFIX,
+        });
+        PathBuf::from(out)
+    }
+
     /// Process one input, reporting what became of it.
     fn step(&self, found: &Found, explicit: Option<&Target>, mode: Mode) -> Step {
         if let Some(why) = self.skip_reason(found, mode) {
@@ -575,6 +588,9 @@ impl Job {
             }
             Mode::Recompress if found.in_directory && recompressed_stem(path).is_none() => {
                 Some("does not end in a compressed suffix (.lz4, .zst, .gz, .xz, ...)")
+            }
+            Mode::Recompress if found.in_directory && self.recompressed_name(path) == *path => {
+                Some("already in the target format (its output would replace it; use -o)")
             }
             _ => None,
         }
@@ -729,18 +745,14 @@ impl Job {
         };
         let name = path.as_os_str();
         if mode == Mode::Recompress {
-            let mut out = recompressed_stem(path).unwrap_or_else(|| name.to_os_string());
-            out.push(match self.opts.format {
-                OutFormat::Lz4 => SUFFIX,
-                OutFormat::Zstd => ZSTD_SUFFIX,
-            });
-            if out == name {
+            let out = self.recompressed_name(path);
+            if out == *path {
                 return Err(Failure::new(
                     input.name(),
                     "the output name is the input's; name another with -o (the input is never replaced)",
                 ));
             }
-            return Ok(Target::File(PathBuf::from(out)));
+            return Ok(Target::File(out));
         }
         if mode == Mode::Compress {
             let mut out = name.to_os_string();

@@ -447,6 +447,9 @@ fn threaded_pass(
     threads: usize,
     stop_after: Duration,
 ) -> Result<(u64, Duration), ProbeError> {
+    // No more threads than blocks: each holds an output buffer for the
+    // largest block.
+    let threads = threads.min(blocks.len()).max(1);
     let next = AtomicUsize::new(0);
     let ready = Barrier::new(threads);
     let bound = Engine::bound(setting.codec, sample.largest_block());

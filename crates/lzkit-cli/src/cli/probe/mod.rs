@@ -113,39 +113,56 @@ fn run(opts: &Options) -> Result<(), String> {
             opts.io,
             &sample.block_size().to_string(),
         )
-        .map_err(|e| format!("{}: {e}", file.path.display()))?;
-        file.keep();
+        .map_err(|e| format!("{}: {e}", file.target.display()))?;
+        file.keep()?;
     }
     Ok(())
 }
 
-/// The `--plot` file, created before the probe so that a bad name fails
-/// at once; removed again unless the plot was drawn.
+/// The `--plot` file: a temporary file next to it, created before the
+/// probe so that a directory it cannot be written in fails at once, drawn
+/// into, and renamed to the name given only when drawn. An existing file
+/// of that name is left alone if the probe fails.
 struct PlotFile {
+    /// Where the plot is drawn.
     path: PathBuf,
-    drawn: bool,
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
 }
 
 impl PlotFile {
-    fn create(path: &Path) -> Result<PlotFile, String> {
-        std::fs::File::create(path)
-            .map_err(|e| format!("{}: {}", path.display(), describe_io(&e)))?;
+    fn create(target: &Path) -> Result<PlotFile, String> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".lzkit-plot-")
+            .suffix(".svg")
+            .tempfile_in(dir)
+            .map_err(|e| format!("{}: {}", target.display(), describe_io(&e)))?;
         Ok(PlotFile {
-            path: path.to_path_buf(),
-            drawn: false,
+            path: tmp.path().to_path_buf(),
+            tmp,
+            target: target.to_path_buf(),
         })
     }
 
-    fn keep(mut self) {
-        self.drawn = true;
-    }
-}
-
-impl Drop for PlotFile {
-    fn drop(&mut self) {
-        if !self.drawn {
-            let _ = std::fs::remove_file(&self.path);
+    /// Move the drawn plot to its name, readable as a file the user
+    /// writes (temporary files are created private).
+    fn keep(self) -> Result<(), String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = self
+                .tmp
+                .as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644));
         }
+        self.tmp
+            .persist(&self.target)
+            .map(drop)
+            .map_err(|e| format!("{}: {}", self.target.display(), describe_io(&e.error)))
     }
 }
 

@@ -116,7 +116,9 @@ Options:
                          most this long (default 1.5); slow settings measure
                          speeds on the (spread) blocks done by then, and their
                          ratio is estimated for the whole sample from a setting
-                         that did all of it. 'none': always the whole sample
+                         that did all of it, so it depends a little on the
+                         machine's speed. 'none': always the whole sample
+                         (ratios then the same on every run)
       --no-reference     time lzkit's decoders only, not the C libraries'
   -q, --quiet            no progress bar (shown on a terminal only anyway)
   -h, --help             this help
@@ -199,6 +201,21 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
             "-q" | "--quiet" => flag(&mut raw.quiet)?,
             _ => return Err(format!("unknown option {name}")),
         }
+    }
+    if let (Some(BlockSize::Bytes(b)), Some(sample)) = (raw.block_size, raw.sample)
+        && b as u64 > sample
+    {
+        return Err(format!(
+            "the block size ({b} bytes) is larger than --sample ({sample} bytes): a sample holds whole blocks; raise --sample or lower -B"
+        ));
+    }
+    if let Some(BlockSize::Bytes(b)) = raw.block_size
+        && raw.sample.is_none()
+        && b as u64 > DEFAULT_SAMPLE
+    {
+        return Err(format!(
+            "the block size ({b} bytes) is larger than the default sample (32 MiB): give --sample"
+        ));
     }
     Ok(Parsed::Run(Box::new(Options {
         settings: raw.settings.unwrap_or_else(Setting::defaults),
@@ -372,6 +389,13 @@ fn parse_level(codec: &str, text: &str) -> Result<Setting, String> {
     let level: i32 = number
         .parse()
         .map_err(|_| format!("invalid {codec} level '{text}' in --codecs"))?;
+    if level == 0 {
+        // lz4 and zstd read level 0 as their default (1 and 3): say which.
+        return Err(format!(
+            "{codec} level 0 in --codecs: give the level itself ({codec}:{}), or a negative one for --fast",
+            if codec == "lz4" { 1 } else { 3 }
+        ));
+    }
     Ok(match (codec, favor) {
         ("lz4", true) => Setting::lz4_favor_dec_speed(level),
         ("lz4", false) => Setting::lz4(level),
