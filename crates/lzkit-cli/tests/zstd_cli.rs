@@ -505,3 +505,34 @@ fn zstd_compression_names_pipes_and_dictionaries() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("legacy"), "{}", stderr(&out));
 }
+
+#[test]
+fn options_of_the_other_format_are_refused_and_long_decodes() {
+    let d = tmp();
+    let data = sample(300_000, 34);
+    write(d.path(), "f", &data);
+    for (args, named) in [
+        (&["--zstd", "-BD", "-c", "f"][..], "-B"),
+        (&["--zstd", "-B5", "-c", "f"], "-B"),
+        (&["--zstd", "-BX", "-c", "f"], "-B"),
+        (&["--long", "-c", "f"], "--long"),
+        (&["--ultra", "-22", "-c", "f"], "--ultra"),
+        (
+            &["recompress", "--to", "lz4", "--long=24", "-c", "f"],
+            "--long",
+        ),
+    ] {
+        let out = lzkit(d.path(), args);
+        assert_one_line_failure(&out, named, &format!("{args:?}"));
+    }
+    // From a pipe, --long=30 keeps its 1 GiB window: refused by default,
+    // decoded with zstd's -d --long=30 (or --memory).
+    let piped = with_stdin(BIN, d.path(), &["--zstd", "--long=30"], &data);
+    assert_success(&piped, "--zstd --long=30 < data");
+    write(d.path(), "big.zst", &piped.stdout);
+    let refused = lzkit(d.path(), &["-dc", "big.zst"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    let out = lzkit(d.path(), &["-dc", "--long=30", "big.zst"]);
+    assert_success(&out, "-dc --long=30");
+    assert_same(&out.stdout, &data, "-dc --long=30");
+}

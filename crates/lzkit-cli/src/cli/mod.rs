@@ -200,7 +200,8 @@ zstd compression (libzstd; decoding is lzkit's own):
       --zstd             --format=zstd
   -#                     level 1 ... 19 (default 3); --fast=N: level -N
       --ultra            levels 20 ... 22
-      --long[=#]         long-distance matching, window 2^# (default 27)
+      --long[=#]         long-distance matching, window 2^# (default 27);
+                         with -d, allow windows up to 2^# (as zstd -d)
       --no-check         no content checksum (also --no-frame-crc)
   The content size of files is stored (--no-content-size: not); -D takes a
   zstd dictionary or raw content; -T# sets libzstd's workers.
@@ -234,7 +235,9 @@ Details:
   zstd input is decoded (-d, -t, -c, --list) by lzkit's own decoder and
   written with --zstd through libzstd; a file whose frames switch between
   LZ4 and zstd is an error. zstd levels above 19 without --ultra are 19,
-  with a warning, as zstd does. -l (legacy) with --zstd is an error. -d -r decompresses
+  with a warning, as zstd does. -l (legacy) with --zstd is an error, and
+  so are LZ4's block options (-B#, -BD, -BX) with --zstd and zstd's --ultra
+  and --long without it. -d -r decompresses
   the files ending in .lz4 or .zst.
   --content-size reads files up to 16 MiB before compressing them, so that
   files in /proc and /sys, which report wrong sizes, store their real size.

@@ -497,12 +497,20 @@ impl Job {
             .legacy(opts.legacy)
             .favor_dec_speed(opts.favor_dec_speed)
             .threads(threads);
+        let compressing = matches!(mode, Mode::Auto | Mode::Compress | Mode::Recompress);
+        if compressing {
+            check_format_options(&opts)?;
+        }
         let zstd = match opts.format {
             OutFormat::Zstd => Some(zstd_options(&opts, threads, &rep)?),
             OutFormat::Lz4 => None,
         };
         Ok(Job {
-            window_log_max: formats::window_log_max(opts.memory),
+            // zstd -d --long=N allows windows of 2^N, as --memory does.
+            window_log_max: match (opts.memory, opts.long) {
+                (None, Some(log)) if !compressing => log.max(formats::window_log_max(None)),
+                (memory, _) => formats::window_log_max(memory),
+            },
             zstd,
             opts,
             rep,
@@ -1304,6 +1312,28 @@ fn pump<E: Write>(
         encoder.write_all(&buf[..n]).map_err(&encode_failure)?;
         total += n as u64;
         progress.set(total, written(encoder));
+    }
+}
+
+/// Options of the other format are refused rather than ignored: LZ4's
+/// block options with `--zstd`, zstd's `--ultra` and `--long` without it.
+fn check_format_options(opts: &Options) -> Result<(), Failure> {
+    match opts.format {
+        OutFormat::Zstd
+            if opts.block_arg.is_some()
+                || opts.block_mode == BlockMode::Linked
+                || opts.block_checksum =>
+        {
+            Err(Failure::new(
+                "-B",
+                "LZ4's block options (-B#, -BD, -BX) do not apply to zstd output",
+            ))
+        }
+        OutFormat::Lz4 if opts.ultra || opts.long.is_some() => Err(Failure::new(
+            if opts.ultra { "--ultra" } else { "--long" },
+            "is a zstd option: add --zstd (or recompress --to zstd) to write zstd",
+        )),
+        _ => Ok(()),
     }
 }
 
