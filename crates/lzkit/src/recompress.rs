@@ -566,6 +566,9 @@ impl<R: Read> Read for Labeled<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.1.read(buf).map_err(|e| match e.kind() {
             io::ErrorKind::Interrupted => e,
+            // A read error of the system (EIO on a failing disk, a lost
+            // NFS server) is not about the data: passed on as it is.
+            _ if e.raw_os_error().is_some() => e,
             io::ErrorKind::UnexpectedEof => io::Error::new(
                 e.kind(),
                 format!("truncated {} data: it ends inside a stream", self.0.name()),
@@ -864,6 +867,35 @@ mod tests {
         for target in targets() {
             let r = recompress(&input[..], Full, &RecompressOptions::new(target));
             assert!(matches!(r, Err(RecompressError::Output(_))), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn read_errors_are_not_called_corrupt_data() {
+        /// The first `n` bytes of a slice, then EIO.
+        struct Failing<'a>(&'a [u8]);
+        impl Read for Failing<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::from_raw_os_error(5));
+                }
+                let n = buf.len().min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let data = data();
+        let opts = RecompressOptions::new(Target::Lz4(FrameOptions::new()));
+        for (format, input) in inputs(&data) {
+            let r = recompress(Failing(&input[..input.len() / 2]), Vec::new(), &opts);
+            match r {
+                Err(RecompressError::Input(e)) => {
+                    let text = e.to_string();
+                    assert!(!text.contains("corrupt"), "{format:?}: {text}");
+                }
+                other => panic!("{format:?}: {other:?}"),
+            }
         }
     }
 

@@ -1024,7 +1024,13 @@ impl Job {
                 ));
                 Ok((sink, summary.read))
             }
-            Err(RecompressError::Input(e)) => Err(self.decode_failure(in_name, e)),
+            // No dictionary hints: recompress takes none.
+            Err(RecompressError::Input(e)) => Err(
+                match formats::mixed_codecs(&e).or_else(|| formats::window_too_large(&e)) {
+                    Some(msg) => Failure::new(in_name, msg),
+                    None => Failure::lzkit(in_name, e),
+                },
+            ),
             Err(RecompressError::Output(lzkit::Error::Io(e))) => Err(sink_failure(out_name, &e)),
             Err(RecompressError::Output(e)) => Err(Failure::lzkit(out_name, e)),
         }
