@@ -287,22 +287,23 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         // verifier's sender in it) is dropped, so the verifier ends.
         let encoded = (|| {
             let mut encoder = Encoder::new(tee, &opts.target)?;
-            let mut hash = Xxh64::new(0);
-            let mut content = 0u64;
+            let mut sum = Digest {
+                hash: Xxh64::new(0),
+                len: 0,
+            };
             for piece in rx.iter() {
                 let piece = piece.map_err(|e| RecompressError::Input(Error::from_io(e)))?;
-                hash.update(&piece);
-                content += piece.len() as u64;
+                sum.write_all(&piece).map_err(output_error)?;
                 encoder.write_all(&piece).map_err(output_error)?;
                 progress(Progress {
                     read: read.load(Ordering::Relaxed),
-                    content,
+                    content: sum.len,
                     written: encoder.written(),
                 });
             }
             let mut tee = encoder.finish()?;
             tee.flush().map_err(output_error)?;
-            Ok((tee, content, hash.digest()))
+            Ok((tee, sum.len, sum.hash.digest()))
         })();
         let verdict = |handle: std::thread::ScopedJoinHandle<'_, Result<(u64, u64), Error>>| {
             handle
@@ -426,18 +427,29 @@ fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(
         open_decoder(source, io::Cursor::new(head).chain(input), opts).map_err(|e| match e {
             RecompressError::Input(e) | RecompressError::Output(e) => e,
         })?;
-    let mut hash = Xxh64::new(0);
-    let mut buf = vec![0u8; CHUNK];
-    let mut len = 0u64;
-    loop {
-        let n = match decoder.read(&mut buf) {
-            Ok(0) => return Ok((len, hash.digest())),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::from_io(e)),
-        };
-        hash.update(&buf[..n]);
-        len += n as u64;
+    let mut sum = Digest {
+        hash: Xxh64::new(0),
+        len: 0,
+    };
+    io::copy(&mut decoder, &mut sum).map_err(Error::from_io)?;
+    Ok((sum.len, sum.hash.digest()))
+}
+
+/// A writer that keeps only the length and XXH64 of what it is given.
+struct Digest {
+    hash: Xxh64,
+    len: u64,
+}
+
+impl Write for Digest {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.hash.update(buf);
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

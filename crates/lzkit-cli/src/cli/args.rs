@@ -533,6 +533,20 @@ fn read_number(digits: &[u8]) -> (u64, usize) {
     (n, used)
 }
 
+/// The power of two of a size suffix: none or B (0), K, KB, KiB (10), M,
+/// MB, MiB (20), G, GB, GiB (30), in any case; all binary, as the `lz4`
+/// and `zstd` commands read them. The one table of `--memory`, `lzkit
+/// bench -B` and `lzkit probe`'s sizes.
+pub fn binary_shift(suffix: &str) -> Option<u32> {
+    match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => Some(0),
+        "k" | "kb" | "kib" => Some(10),
+        "m" | "mb" | "mib" => Some(20),
+        "g" | "gb" | "gib" => Some(30),
+        _ => None,
+    }
+}
+
 /// `--memory=SIZE`: digits with an optional suffix K, KB, KiB, M, MB, MiB,
 /// G, GB or GiB (any case; all binary, as zstd reads them).
 fn parse_memory(text: &str) -> Result<u64, String> {
@@ -545,13 +559,7 @@ fn parse_memory(text: &str) -> Result<u64, String> {
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (digits, suffix) = text.split_at(split);
-    let shift = match suffix.to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return Err(bad()),
-    };
+    let shift = binary_shift(suffix).ok_or_else(bad)?;
     digits
         .parse::<u64>()
         .ok()

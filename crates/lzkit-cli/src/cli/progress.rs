@@ -200,3 +200,20 @@ impl<R: Read> Read for CountingReader<R> {
         Ok(n)
     }
 }
+
+/// A bar counting steps on standard error, for `bench` and `probe`: only
+/// when `wanted` (not `-q`) and standard error is a terminal (never
+/// control characters in a redirected log). It shows a message of
+/// `message_width` columns, the bar, the steps done of `total` (called
+/// `unit`) and the time so far.
+pub fn step_bar(wanted: bool, total: u64, message_width: usize, unit: &str) -> Option<ProgressBar> {
+    (wanted && io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(total);
+        let template =
+            format!("{{msg:{message_width}!}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{elapsed}}");
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    })
+}

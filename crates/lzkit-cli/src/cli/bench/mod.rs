@@ -30,11 +30,11 @@ mod threads;
 mod zstd_decode;
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use lzkit::lz4::block::{self, Variant};
 
 use super::report::{PROGRAM, eprint_line};
@@ -479,18 +479,8 @@ fn file_result(
 struct Progress(Option<ProgressBar>);
 
 impl Progress {
-    /// Template: what is being done, the bar, rounds done, time so far.
-    const TEMPLATE: &str = "{msg:40!} [{bar:30}] {pos}/{len} rounds, {elapsed}";
-
     fn new(wanted: bool, total: u64) -> Progress {
-        let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new(total);
-            if let Ok(style) = ProgressStyle::with_template(Self::TEMPLATE) {
-                bar.set_style(style.progress_chars("=> "));
-            }
-            bar
-        });
-        Progress(bar)
+        Progress(super::progress::step_bar(wanted, total, 40, "rounds"))
     }
 
     /// Show what is happening to which file.

@@ -658,10 +658,9 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (digits, suffix) = text.split_at(split);
-    let unit: usize = match suffix.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
+    // Block sizes: K and M only.
+    let unit: usize = match super::super::args::binary_shift(suffix) {
+        Some(shift @ 0..=20) => 1 << shift,
         _ => {
             return Err(format!(
                 "invalid size '{text}': use digits with K or M (64K, 1M)"

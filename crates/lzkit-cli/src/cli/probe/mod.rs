@@ -9,11 +9,11 @@ mod plot;
 mod render;
 
 use std::ffi::OsString;
-use std::io::{Cursor, IsTerminal, Write};
+use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use lzkit::Codec;
 use lzkit::probe::{
     self, Hooks, ProbeError, ProbeOptions, Progress, ReferenceDecoder, Sample, SampleBuilder,
@@ -264,19 +264,9 @@ struct CliHooks {
 }
 
 impl CliHooks {
-    /// Template: the step, the bar, steps done, time so far.
-    const TEMPLATE: &str = "{msg:45!} [{bar:30}] {pos}/{len} steps, {elapsed}";
-
     fn new(progress: bool, references: bool) -> CliHooks {
-        let bar = (progress && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new(1);
-            if let Ok(style) = ProgressStyle::with_template(Self::TEMPLATE) {
-                bar.set_style(style.progress_chars("=> "));
-            }
-            bar
-        });
         CliHooks {
-            bar,
+            bar: super::progress::step_bar(progress, 1, 45, "steps"),
             lz4: references.then_some(Lz4Reference),
             zstd: references
                 .then(|| zstd::bulk::Decompressor::new().ok().map(ZstdReference))

@@ -259,13 +259,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let shift = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return Err(bad()),
-    };
+    let shift = super::super::args::binary_shift(unit).ok_or_else(bad)?;
     let n: f64 = number.parse().map_err(|_| bad())?;
     let bytes = n * (1u64 << shift) as f64;
     if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
