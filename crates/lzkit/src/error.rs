@@ -334,6 +334,21 @@ pub enum Error {
         /// The variant's name.
         variant: &'static str,
     },
+    /// A seek table is malformed or disagrees with the data it indexes
+    /// (sizes that do not add up, entries past the end, a decoded entry of
+    /// another size or checksum than the table says).
+    #[error("corrupt seek table: {reason}")]
+    SeekTable {
+        /// What was wrong, and where.
+        reason: String,
+    },
+    /// The data cannot be read at random: no seek table, or frames that
+    /// cannot be indexed; the reason says which, and what to do.
+    #[error("cannot read at random: {reason}")]
+    NotSeekable {
+        /// Why, and what to do.
+        reason: String,
+    },
     /// An I/O error from the underlying reader or writer.
     #[error(transparent)]
     Io(#[from] std::io::Error),

@@ -8,6 +8,9 @@
 //!   compression through libzstd with the `zstd-compress` feature.
 //! * `recompress` (the `recompress` feature): LZ4, zstd, gzip, zlib, xz and
 //!   LZMA in, LZ4 or zstd out, in one parallel pipeline.
+//! * [`seekable`]: seekable LZ4 and zstd files (independent frames and a
+//!   seek table that `lz4 -d` and `zstd -d` skip): writing, indexing
+//!   existing files, random and parallel reads.
 //!
 //! Decoders are safe on any input: they never panic, never read or write
 //! outside the given slices, and report every malformed input as an [`Error`].
@@ -25,6 +28,7 @@ mod pool;
 pub mod probe;
 #[cfg(feature = "recompress")]
 pub mod recompress;
+pub mod seekable;
 pub mod zstd;
 
 pub use error::{Codec, Error, Fault, Lz4Fault, Result, ZstdFault};

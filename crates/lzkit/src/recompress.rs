@@ -132,6 +132,9 @@ pub enum Target {
     Lz4(FrameOptions),
     /// zstd frames with these options (level, workers, checksum, long mode).
     Zstd(crate::zstd::EncodeOptions),
+    /// A seekable LZ4 or zstd file: independent frames of one chunk each
+    /// and a seek table ([`crate::seekable`]).
+    Seekable(crate::seekable::WriteOptions),
 }
 
 /// How to recompress.
@@ -628,6 +631,7 @@ fn output_error(e: io::Error) -> RecompressError {
 enum Encoder<W: Write> {
     Lz4(Box<FrameEncoder<W>>),
     Zstd(crate::zstd::Encoder<W>),
+    Seekable(Box<crate::seekable::SeekableWriter<W>>),
 }
 
 impl<W: Write> Encoder<Tee<W>> {
@@ -639,6 +643,10 @@ impl<W: Write> Encoder<Tee<W>> {
             Target::Zstd(zstd) => Encoder::Zstd(
                 crate::zstd::Encoder::new(output, zstd).map_err(RecompressError::Output)?,
             ),
+            Target::Seekable(opts) => Encoder::Seekable(Box::new(
+                crate::seekable::SeekableWriter::new(output, opts)
+                    .map_err(RecompressError::Output)?,
+            )),
         })
     }
 
@@ -646,6 +654,7 @@ impl<W: Write> Encoder<Tee<W>> {
         match self {
             Encoder::Lz4(e) => e.get_ref().written,
             Encoder::Zstd(e) => e.get_ref().written,
+            Encoder::Seekable(e) => e.get_ref().written,
         }
     }
 
@@ -653,6 +662,7 @@ impl<W: Write> Encoder<Tee<W>> {
         match self {
             Encoder::Lz4(e) => e.finish().map_err(output_error),
             Encoder::Zstd(e) => e.finish().map_err(RecompressError::Output),
+            Encoder::Seekable(e) => e.finish().map(|(w, _)| w).map_err(RecompressError::Output),
         }
     }
 }
@@ -662,6 +672,7 @@ impl<W: Write> Write for Encoder<W> {
         match self {
             Encoder::Lz4(e) => e.write(buf),
             Encoder::Zstd(e) => e.write(buf),
+            Encoder::Seekable(e) => e.write(buf),
         }
     }
 
@@ -669,6 +680,7 @@ impl<W: Write> Write for Encoder<W> {
         match self {
             Encoder::Lz4(e) => e.flush(),
             Encoder::Zstd(e) => e.flush(),
+            Encoder::Seekable(e) => e.flush(),
         }
     }
 }
@@ -813,6 +825,15 @@ mod tests {
             ),
             Target::Zstd(crate::zstd::EncodeOptions::new().level(3)),
             Target::Zstd(crate::zstd::EncodeOptions::new().level(19).workers(2)),
+            Target::Seekable(
+                crate::seekable::WriteOptions::lz4(FrameOptions::new())
+                    .chunk_size(100_000)
+                    .threads(2),
+            ),
+            Target::Seekable(
+                crate::seekable::WriteOptions::zstd(crate::zstd::EncodeOptions::new())
+                    .chunk_size(70_000),
+            ),
         ]
     }
 
@@ -833,6 +854,13 @@ mod tests {
                 let back = match target {
                     Target::Lz4(_) => crate::lz4::frame::decompress(&out).unwrap(),
                     Target::Zstd(_) => crate::zstd::decompress(&out).unwrap(),
+                    Target::Seekable(_) => {
+                        let r = crate::seekable::SeekableReader::open(&out[..]).unwrap();
+                        assert!(!r.scanned(), "{what}");
+                        let mut back = Vec::new();
+                        r.decode_all(&mut back, 2).unwrap();
+                        back
+                    }
                 };
                 assert!(back == data, "{what}");
                 let (len, d) = content_digest(&out[..], &opts).unwrap();

@@ -125,6 +125,12 @@ pub struct Options {
     /// The number of the last `-B#` as given (a code 4-7 or bytes), for the
     /// benchmark mode, which cuts files into blocks of any size.
     pub block_arg: Option<u64>,
+    /// `--seekable[=CHUNK]`: write independent frames of CHUNK bytes of
+    /// content each and a seek table.
+    pub seekable: Option<usize>,
+    /// `--range=OFFSET:LENGTH` with `-d`: decode only these bytes of the
+    /// content (through the seek table); `None` length: to the end.
+    pub range: Option<(u64, Option<u64>)>,
     /// File names in order, `-` meaning standard input or output.
     pub files: Vec<OsString>,
 }
@@ -177,6 +183,8 @@ impl Default for Options {
             bench: None,
             pass_through: false,
             block_arg: None,
+            seekable: None,
+            range: None,
             files: Vec::new(),
         }
     }
@@ -253,7 +261,9 @@ where
 
 /// Long options that take a value (`--threads=N` or `--threads N`;
 /// `--fast` takes one only attached).
-const VALUED: &[&str] = &["fast", "threads", "output", "memory", "format", "long"];
+const VALUED: &[&str] = &[
+    "fast", "threads", "output", "memory", "format", "long", "seekable", "range",
+];
 
 /// One `--name[=value]` option; `--threads`, `--output` and `--memory` may
 /// take their value from the next argument (`--threads N`, `--output FILE`).
@@ -357,6 +367,20 @@ where
             opts.output = Some(OsString::from(v));
         }
         "memory" => opts.memory = Some(parse_memory(value.unwrap_or(""))?),
+        "seekable" => {
+            let chunk = match value {
+                None => lzkit::seekable::DEFAULT_CHUNK_SIZE as u64,
+                Some(v) => parse_size(v)
+                    .filter(|&n| (1..=lzkit::seekable::MAX_ENTRY_SIZE).contains(&n))
+                    .ok_or_else(|| {
+                        format!(
+                            "invalid --seekable chunk size '{v}': a size from 1 byte to 1GiB, such as 256K or 4M"
+                        )
+                    })?,
+            };
+            opts.seekable = Some(chunk as usize);
+        }
+        "range" => opts.range = Some(parse_range(value.unwrap_or(""))?),
         "no-crc" => {
             opts.content_checksum = false;
             opts.block_checksum = false;
@@ -547,24 +571,41 @@ pub fn binary_shift(suffix: &str) -> Option<u32> {
     }
 }
 
-/// `--memory=SIZE`: digits with an optional suffix K, KB, KiB, M, MB, MiB,
-/// G, GB or GiB (any case; all binary, as zstd reads them).
-fn parse_memory(text: &str) -> Result<u64, String> {
-    let bad = || {
-        format!(
-            "invalid --memory value '{text}': use a size such as 256MiB or 2GB (K, M, G: binary)"
-        )
-    };
+/// A size: digits with an optional binary suffix ([`binary_shift`]).
+fn parse_size(text: &str) -> Option<u64> {
     let split = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (digits, suffix) = text.split_at(split);
-    let shift = binary_shift(suffix).ok_or_else(bad)?;
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
-        .ok_or_else(bad)
+    let shift = binary_shift(suffix)?;
+    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// `--range=OFFSET:LENGTH` (sizes with K, M, G suffixes; no LENGTH: to
+/// the end).
+fn parse_range(text: &str) -> Result<(u64, Option<u64>), String> {
+    let bad = || {
+        format!(
+            "invalid --range value '{text}': use OFFSET:LENGTH, such as --range=1G:4K (K, M, G: binary; OFFSET: alone reads to the end)"
+        )
+    };
+    let (offset, length) = text.split_once(':').ok_or_else(bad)?;
+    let offset = parse_size(offset).ok_or_else(bad)?;
+    let length = match length {
+        "" => None,
+        l => Some(parse_size(l).ok_or_else(bad)?),
+    };
+    Ok((offset, length))
+}
+
+/// `--memory=SIZE`: digits with an optional suffix K, KB, KiB, M, MB, MiB,
+/// G, GB or GiB (any case; all binary, as zstd reads them).
+fn parse_memory(text: &str) -> Result<u64, String> {
+    parse_size(text).ok_or_else(|| {
+        format!(
+            "invalid --memory value '{text}': use a size such as 256MiB or 2GB (K, M, G: binary)"
+        )
+    })
 }
 
 /// A thread count as given, clamped to [`MAX_THREADS`].
@@ -701,6 +742,30 @@ mod tests {
         assert_eq!(o.dictionary, Some(PathBuf::from("d.bin")));
         assert_eq!(o.files, vec![OsString::from("x")]);
         assert!(parse(["-D"].map(OsString::from), Options::default()).is_err());
+    }
+
+    #[test]
+    fn seekable_and_range() {
+        assert_eq!(run(&["--seekable"]).seekable, Some(1 << 20));
+        assert_eq!(run(&["--seekable=256K"]).seekable, Some(256 << 10));
+        assert_eq!(run(&["--seekable=4MiB"]).seekable, Some(4 << 20));
+        assert_eq!(run(&["--range=1G:4K"]).range, Some((1 << 30, Some(4096))));
+        assert_eq!(run(&["--range=10:"]).range, Some((10, None)));
+        assert_eq!(run(&["--range=0:0"]).range, Some((0, Some(0))));
+        for bad in [
+            "--seekable=0",
+            "--seekable=2G",
+            "--seekable=x",
+            "--range",
+            "--range=5",
+            "--range=a:b",
+            "--range=1:2:3",
+        ] {
+            assert!(
+                parse([bad].map(OsString::from), Options::default()).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -11,6 +11,38 @@ use std::fmt::Write as _;
 use lzkit::lz4::frame::{BlockMode, BlockSize, FrameInfo, FrameKind};
 use lzkit::zstd;
 
+/// The line `--list` adds under a file with a seek table (`file_len`: the
+/// whole file's size).
+pub fn seek_table_line(table: &lzkit::seekable::SeekTable, file_len: u64) -> String {
+    use lzkit::seekable::{EntryKind, TableFormat};
+    let blocks = table
+        .entries()
+        .iter()
+        .any(|e| matches!(e.kind, EntryKind::Lz4Block { .. }));
+    let len = table.encoded_len();
+    format!(
+        "  seek table: {} {} of up to {} ({}), {}, {} ({:.3}% of the file)",
+        table.len(),
+        if blocks {
+            "entries (blocks inside frames)"
+        } else {
+            "frames"
+        },
+        human_size(u64::from(table.max_entry_size())),
+        match table.format() {
+            TableFormat::Lz4 => "lzkit's LZ4 seek table",
+            TableFormat::Zstd => "zstd seekable format",
+        },
+        if table.has_checksums() {
+            "checksums"
+        } else {
+            "no checksums"
+        },
+        human_size(len),
+        len as f64 * 100.0 / file_len.max(1) as f64
+    )
+}
+
 /// lz4's name for a frame kind.
 fn kind_name(kind: FrameKind) -> &'static str {
     match kind {

@@ -13,6 +13,7 @@
 mod args;
 mod bench;
 mod formats;
+mod index;
 mod list;
 mod output;
 mod probe;
@@ -30,12 +31,13 @@ use report::{PROGRAM, eprint_line};
 /// A subcommand: receives the arguments after its name.
 type Subcommand = fn(Vec<OsString>) -> ExitCode;
 
-/// Subcommands dispatched on the first argument: `bench`, `probe`,
-/// `recompress`. The lz4-style interface keeps every other first argument,
+/// Subcommands dispatched on the first argument: `bench`, `index`,
+/// `probe`, `recompress`. The lz4-style interface keeps every other first argument,
 /// so a file with a subcommand's name is written `./NAME` or after `--`
 /// (`lzkit -- bench`).
 const SUBCOMMANDS: &[(&str, Subcommand)] = &[
     ("bench", bench::main),
+    ("index", index::main),
     ("probe", probe::main),
     ("recompress", recompress::main),
 ];
@@ -141,13 +143,15 @@ Usage: {PROGRAM} [OPTIONS] [INPUT [OUTPUT]]
                                            data and I/O ({PROGRAM} probe -h)
        {PROGRAM} recompress --to lz4|zstd FILE...  convert .gz .xz .zst .lz4
                                            ({PROGRAM} recompress -h)
+       {PROGRAM} index FILE...   add a seek table to .lz4 and .zst files
+                                           ({PROGRAM} index -h)
 
 With no INPUT, or when INPUT is - or stdin, read standard input (and write
 standard output). OUTPUT may be - or stdout (standard output) or null
 (discard). Without OUTPUT, FILE is compressed to FILE.lz4 and FILE.lz4 is
-decompressed to FILE (FILE.zst too). A file named bench, probe or
-recompress is written ./NAME or -- NAME. Decoding tells LZ4 from zstd by the
-magic number, not the name.
+decompressed to FILE (FILE.zst too). A file named bench, index, probe or
+recompress is written ./NAME or -- NAME. Decoding tells LZ4 from zstd by
+the magic number, not the name.
 
 Operations:
   -z, --compress         compress (default; inputs all named *.lz4 are
@@ -155,7 +159,11 @@ Operations:
   -d, --decompress       decompress LZ4 or zstd (also --uncompress)
   -t, --test             decode and check integrity, write nothing
       --list             show the frames of .lz4 and .zst files (-v: one line
-                         per frame)
+                         per frame) and their seek tables
+      --range=OFF:LEN    with -d: only the decoded bytes OFF to OFF+LEN (K, M,
+                         G suffixes; OFF: alone to the end; cut at the end),
+                         read through the seek table, decoding only the
+                         frames it touches (a file without one is scanned)
 
 Input and output:
   -c, --stdout           write to standard output (also --to-stdout)
@@ -188,6 +196,11 @@ Compression:
       --content-size     store the original size (files only)
       --no-content-size  do not store it (default)
   -l                     legacy format (Linux kernel)
+      --seekable[=CHUNK]
+                         independent frames of CHUNK bytes (default 1M; K,
+                         M, G suffixes) and a seek table at the end, for
+                         random access and parallel decoding; lz4 -d and
+                         zstd -d read it (--zstd: zstd's seekable format)
   -D FILE                dictionary (compression and decompression; for zstd
                          frames, a zstd dictionary or raw content)
       --memory=SIZE      largest zstd window to decode (default 128MiB; K, M,
@@ -241,6 +254,17 @@ Details:
   the files ending in .lz4 or .zst.
   --content-size reads files up to 16 MiB before compressing them, so that
   files in /proc and /sys, which report wrong sizes, store their real size.
+
+Seekable files:
+  --seekable writes each CHUNK of the input as a frame of its own (its size
+  in the header) and ends the file with a seek table in a skippable frame:
+  for --zstd, zstd's seekable format (contrib/seekable_format); for LZ4,
+  lzkit's own; both hold a checksum of each chunk (XXH64's low 32 bits)
+  unless --no-check (--no-frame-crc, --no-crc).
+  Output is the same for any -T. lzkit index FILE adds a table to files
+  made by lz4 or zstd. With a table, -d and -t decode the frames on all
+  threads (-T1: one after another) and --range decodes only the frames it
+  needs; a table that does not match the data is an error.
 
 Safety:
   Output files are written under a temporary name in the same directory and

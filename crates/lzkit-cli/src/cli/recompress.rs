@@ -115,6 +115,8 @@ Options:
       --no-frame-crc     no content checksum (zstd: --no-check)
       --long[=#]         zstd long-distance matching, window 2^#
       --memory=SIZE      largest zstd window accepted from the input
+      --seekable[=CHUNK] a seekable file: frames of CHUNK bytes (default
+                         1M) and a seek table (lzkit -H: Seekable files)
   -o FILE, -c            output file; standard output
   -m, -r                 several inputs; directories (compressed files in
                          them)

@@ -71,6 +71,8 @@ impl Input {
 struct Opened {
     reader: Box<dyn Read + Send>,
     meta: Option<Metadata>,
+    /// The file itself, for positional reads through a seek table.
+    file: Option<File>,
 }
 
 /// Everything resolved once before the files are processed.
@@ -501,6 +503,18 @@ impl Job {
         if compressing {
             check_format_options(&opts)?;
         }
+        if opts.seekable.is_some() && !matches!(mode, Mode::Compress | Mode::Recompress) {
+            return Err(Failure::new(
+                "--seekable",
+                "writes compressed files: use it when compressing (-z)",
+            ));
+        }
+        if opts.range.is_some() && !matches!(mode, Mode::Decompress | Mode::Test) {
+            return Err(Failure::new(
+                "--range",
+                "selects decoded bytes: use it with -d (lzkit -d -c --range=OFFSET:LENGTH FILE)",
+            ));
+        }
         let zstd = match opts.format {
             OutFormat::Zstd => Some(zstd_options(&opts, threads, &rep)?),
             OutFormat::Lz4 => None,
@@ -670,14 +684,19 @@ impl Job {
                 &out_name,
                 &mut progress,
             ),
-            _ => self.decompress(
-                opened.reader,
-                sink,
-                &in_name,
-                &out_name,
-                &mut progress,
-                mode,
-            ),
+            _ => match self.seek_plan(&opened, regular, &in_name)? {
+                Some((file, table)) => {
+                    self.decompress_indexed(file, table, sink, &in_name, &out_name, &mut progress)
+                }
+                None => self.decompress(
+                    opened.reader,
+                    sink,
+                    &in_name,
+                    &out_name,
+                    &mut progress,
+                    mode,
+                ),
+            },
         };
         progress.finish();
         let (sink, read) = result?;
@@ -794,6 +813,7 @@ impl Job {
                     // (recompress decodes on one); reads are large.
                     reader: Box::new(io::stdin()),
                     meta: None,
+                    file: None,
                 })
             }
             Input::File(path) => {
@@ -807,6 +827,7 @@ impl Job {
                     ));
                 }
                 Ok(Opened {
+                    file: file.try_clone().ok(),
                     reader: Box::new(file),
                     meta: Some(meta),
                 })
@@ -893,6 +914,9 @@ impl Job {
         out_name: &str,
         progress: &mut Progress,
     ) -> Result<(Sink, u64), Failure> {
+        if let Some(chunk) = self.opts.seekable {
+            return self.compress_seekable(chunk, reader, sink, in_name, out_name, progress);
+        }
         if let Some(zstd) = &self.zstd {
             return self.compress_zstd(zstd, reader, meta, sink, in_name, out_name, progress);
         }
@@ -987,6 +1011,178 @@ impl Job {
         Ok((sink, total))
     }
 
+    /// The seekable output `--seekable` asks for: LZ4 or zstd as
+    /// `--format` says, with the level and checksums set.
+    fn seekable_options(&self) -> lzkit::seekable::WriteOptions {
+        use lzkit::seekable::{DEFAULT_CHUNK_SIZE, WriteOptions};
+        match &self.zstd {
+            Some(zstd) => WriteOptions::zstd(zstd.clone()),
+            None => WriteOptions::lz4(self.frame.clone()),
+        }
+        .chunk_size(self.opts.seekable.unwrap_or(DEFAULT_CHUNK_SIZE))
+        // --no-check, --no-frame-crc and --no-crc: no checksums at all.
+        .checksums(self.opts.content_checksum)
+        .threads(self.threads)
+    }
+
+    /// `--seekable`: independent frames of `chunk` bytes each, compressed
+    /// on all threads, then the seek table.
+    fn compress_seekable(
+        &self,
+        chunk: usize,
+        mut reader: Box<dyn Read>,
+        sink: Sink,
+        in_name: &str,
+        out_name: &str,
+        progress: &mut Progress,
+    ) -> Result<(Sink, u64), Failure> {
+        let opts = self.seekable_options();
+        self.rep.detail(format!(
+            "{in_name}: seekable {} in chunks of {chunk} bytes",
+            opts.format().name()
+        ));
+        let mut writer = lzkit::seekable::SeekableWriter::new(sink, &opts).map_err(|e| {
+            Failure::new(
+                "--seekable",
+                match e {
+                    lzkit::Error::InvalidOptions(why) => why.to_string(),
+                    other => other.to_string(),
+                },
+            )
+        })?;
+        let encode_failure = |e: io::Error| match lzkit::Error::from_io(e) {
+            lzkit::Error::Io(io) => sink_failure(out_name, &io),
+            other => Failure::lzkit(in_name, other),
+        };
+        let total = pump(
+            &mut reader,
+            &mut writer,
+            in_name,
+            progress,
+            encode_failure,
+            |w| w.get_ref().written(),
+        )?;
+        let (sink, table) = writer.finish().map_err(|e| encode_failure(e.into_io()))?;
+        self.rep.detail(format!(
+            "{in_name}: {} frames, seek table of {} bytes",
+            table.len(),
+            table.encoded_len()
+        ));
+        Ok((sink, total))
+    }
+
+    /// Whether to decode through a seek table, and with which: always for
+    /// `--range` (a file without a table is scanned for its frames), and
+    /// for `-d`/`-t` of a file whose table lists whole frames that follow
+    /// each other (decoded on `-T` threads, checked against the table). A
+    /// table that cannot be read is then ignored with a warning (the
+    /// frames decode without it).
+    fn seek_plan(
+        &self,
+        opened: &Opened,
+        regular: Option<&Metadata>,
+        in_name: &str,
+    ) -> Result<Option<(File, lzkit::seekable::SeekTable)>, Failure> {
+        use lzkit::seekable::{SeekTable, build_table};
+        let file = opened.file.as_ref().filter(|_| regular.is_some());
+        let len = regular.map_or(0, Metadata::len);
+        if self.opts.range.is_some() {
+            let Some(file) = file else {
+                return Err(Failure::new(
+                    in_name,
+                    "--range needs a file: it reads the seek table at the end (not a pipe)",
+                ));
+            };
+            let table = match SeekTable::read_from(file, len) {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    self.rep.detail(format!(
+                        "{in_name}: no seek table; reading the whole file to find its frames (add a table with `{PROGRAM} index`)"
+                    ));
+                    build_table(file, len, false).map_err(|e| self.decode_failure(in_name, e))?
+                }
+                Err(e) => return Err(self.decode_failure(in_name, e)),
+            };
+            let own = file.try_clone().map_err(|e| Failure::io(in_name, &e))?;
+            return Ok(Some((own, table)));
+        }
+        let Some(file) = file else {
+            return Ok(None);
+        };
+        match SeekTable::read_from(file, len) {
+            Ok(Some(t)) if t.is_contiguous() => {
+                let own = file.try_clone().map_err(|e| Failure::io(in_name, &e))?;
+                Ok(Some((own, t)))
+            }
+            Ok(_) => Ok(None),
+            Err(e) => {
+                self.rep.warn(format!(
+                    "{in_name}: seek table ignored: {}",
+                    super::report::describe_lzkit(&e)
+                ));
+                Ok(None)
+            }
+        }
+    }
+
+    /// Decode through `table`: the `--range` asked for, or everything,
+    /// frames in parallel. Returns the sink and the compressed bytes read.
+    fn decompress_indexed(
+        &self,
+        file: File,
+        table: lzkit::seekable::SeekTable,
+        sink: Sink,
+        in_name: &str,
+        out_name: &str,
+        progress: &mut Progress,
+    ) -> Result<(Sink, u64), Failure> {
+        use lzkit::seekable::{ReaderOptions, SeekableReader};
+        let reader = SeekableReader::with_table(
+            file,
+            table,
+            false,
+            ReaderOptions::new().verify_checksums(self.opts.verify_checksums),
+        );
+        let table = reader.table();
+        let total_in = table.compressed_end().max(1);
+        let total_out = table.decompressed_size().max(1);
+        let mut out = Watched {
+            sink,
+            failed: None,
+            progress,
+            scale: (total_in, total_out),
+        };
+        let result = match self.opts.range {
+            Some((offset, length)) => {
+                let length = length.unwrap_or(u64::MAX);
+                reader.copy_range(offset, length, &mut out).map(|_| {
+                    let end = offset.saturating_add(length).min(table.decompressed_size());
+                    // The compressed bytes of the entries read.
+                    table
+                        .entries()
+                        .iter()
+                        .filter(|e| e.decompressed_end() > offset && e.decompressed_offset < end)
+                        .map(|e| u64::from(e.compressed_size))
+                        .sum()
+                })
+            }
+            None => {
+                self.rep.detail(format!(
+                    "{in_name}: decoding {} frames through the seek table",
+                    table.len()
+                ));
+                reader
+                    .decode_all(&mut out, self.threads)
+                    .map(|_| table.compressed_end())
+            }
+        };
+        match result {
+            Ok(read) => Ok((out.sink, read)),
+            Err(lzkit::Error::Io(e)) if out.failed.is_some() => Err(sink_failure(out_name, &e)),
+            Err(e) => Err(self.decode_failure(in_name, e)),
+        }
+    }
+
     /// Recompress `reader` (any format [`lzkit::recompress::SourceFormat`]
     /// knows) into `sink` as `--to` says. Returns the sink and the bytes read.
     fn recompress(
@@ -998,9 +1194,10 @@ impl Job {
         progress: &mut Progress,
     ) -> Result<(Sink, u64), Failure> {
         use lzkit::recompress::{RecompressError, RecompressOptions, Target as To};
-        let target = match &self.zstd {
-            Some(zstd) => To::Zstd(zstd.clone()),
-            None => To::Lz4(self.frame.clone()),
+        let target = match (&self.zstd, self.opts.seekable) {
+            (_, Some(_)) => To::Seekable(self.seekable_options()),
+            (Some(zstd), None) => To::Zstd(zstd.clone()),
+            (None, None) => To::Lz4(self.frame.clone()),
         };
         let opts = RecompressOptions::new(target)
             .decode_threads(1)
@@ -1257,6 +1454,36 @@ impl Job {
         } else {
             self.rep.summary(line);
         }
+    }
+}
+
+/// The output of a decode through a seek table: progress shown as it
+/// grows (input estimated in proportion), and its write errors told apart
+/// from the input's.
+struct Watched<'a> {
+    sink: Sink,
+    failed: Option<io::ErrorKind>,
+    progress: &'a mut Progress,
+    /// Compressed and decoded sizes of the whole file.
+    scale: (u64, u64),
+}
+
+impl Write for Watched<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self
+            .sink
+            .write(buf)
+            .inspect_err(|e| self.failed = Some(e.kind()))?;
+        let out = self.sink.written();
+        let read = (u128::from(out) * u128::from(self.scale.0) / u128::from(self.scale.1)) as u64;
+        self.progress.set(read, out);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink
+            .flush()
+            .inspect_err(|e| self.failed = Some(e.kind()))
     }
 }
 
@@ -1566,6 +1793,13 @@ fn list_frames_of(reader: impl Read) -> lzkit::Result<Listing> {
     })
 }
 
+/// The seek table at the end of `path`, and the file's length.
+fn seek_table_of(path: &Path) -> lzkit::Result<Option<(lzkit::seekable::SeekTable, u64)>> {
+    let file = File::open(path)?;
+    let len = file.metadata()?.len();
+    Ok(lzkit::seekable::SeekTable::read_from(&file, len)?.map(|t| (t, len)))
+}
+
 /// `--list`: one line per file (or a table per file with `-v`); a header
 /// line before the first file of each codec.
 fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
@@ -1631,6 +1865,19 @@ fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
             }
             text.push_str(&line);
             text.push('\n');
+        }
+        if let Input::File(path) = &input {
+            match seek_table_of(path) {
+                Ok(Some((table, len))) => {
+                    text.push_str(&list::seek_table_line(&table, len));
+                    text.push('\n');
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    rep.failure(&Failure::lzkit(&name, e));
+                    ok = false;
+                }
+            }
         }
         if let Err(e) = stdout.write_all(text.as_bytes()) {
             rep.failure(&Failure::stdout(&e));

@@ -143,6 +143,11 @@ impl EncodeOptions {
         self.dictionary = dict;
         self
     }
+
+    /// Whether a dictionary is set.
+    pub fn has_dictionary(&self) -> bool {
+        self.dictionary.is_some()
+    }
 }
 
 /// An I/O error from libzstd's parameter setting, as an lzkit error.

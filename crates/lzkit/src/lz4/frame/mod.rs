@@ -48,7 +48,7 @@
 
 mod decode;
 mod encoder;
-mod header;
+pub(crate) mod header;
 mod list;
 
 pub use crate::pool::effective_threads;

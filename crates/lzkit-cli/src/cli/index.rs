@@ -1,0 +1,173 @@
+//! `lzkit index FILE...`: append a seek table to LZ4 and zstd files that
+//! allow random access, without rewriting their data.
+
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+use std::process::ExitCode;
+
+use lzkit::seekable::{EntryKind, SeekTable, TableFormat, build_table};
+
+use super::list::human_size;
+use super::report::{Failure, PROGRAM, Reporter, eprint_line};
+
+/// Run `lzkit index ARGS`.
+pub fn main(argv: Vec<OsString>) -> ExitCode {
+    let mut files = Vec::new();
+    let mut level = 2;
+    let mut checksums = true;
+    let mut it = argv.into_iter();
+    while let Some(arg) = it.next() {
+        match arg.to_str() {
+            Some("--") => {
+                files.extend(it.by_ref());
+                break;
+            }
+            Some("-h" | "-H" | "--help") => {
+                let _ = std::io::Write::write_all(&mut std::io::stdout(), HELP.as_bytes());
+                return ExitCode::SUCCESS;
+            }
+            Some("-q" | "--quiet") => level -= 1,
+            Some("-v" | "--verbose") => level += 1,
+            Some("--no-check" | "--no-crc") => checksums = false,
+            Some(a) if a.starts_with('-') && a.len() > 1 => {
+                eprint_line(format_args!("{PROGRAM} index: unknown option {a}"));
+                eprint_line(format_args!("Try '{PROGRAM} index -h' for help."));
+                return ExitCode::FAILURE;
+            }
+            _ => files.push(arg),
+        }
+    }
+    if files.is_empty() {
+        eprint_line(format_args!("{PROGRAM} index: name the files to index"));
+        eprint_line(format_args!("Try '{PROGRAM} index -h' for help."));
+        return ExitCode::FAILURE;
+    }
+    let rep = Reporter { level };
+    let mut ok = true;
+    for name in &files {
+        let path = Path::new(name);
+        let shown = path.display().to_string();
+        match index_file(path, checksums) {
+            Ok(line) => rep.notice(format!("{shown}: {line}")),
+            Err(msg) => {
+                rep.failure(&Failure::new(&shown, msg));
+                ok = false;
+            }
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Index one file: what was done, or why not.
+fn index_file(path: &Path, checksums: bool) -> Result<String, String> {
+    let describe = |e: &std::io::Error| super::report::describe_io(e);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| describe(&e))?;
+    let meta = file.metadata().map_err(|e| describe(&e))?;
+    if !meta.is_file() {
+        return Err("not a regular file: a table is appended in place".into());
+    }
+    let len = meta.len();
+    if let Some(t) =
+        SeekTable::read_from(&file, len).map_err(|e| super::report::describe_lzkit(&e))?
+    {
+        return Ok(format!(
+            "already has a seek table ({} entries); nothing to do",
+            t.len()
+        ));
+    }
+    let table =
+        build_table(&file, len, checksums).map_err(|e| super::report::describe_lzkit(&e))?;
+    let data_entries = table
+        .entries()
+        .iter()
+        .filter(|e| e.decompressed_size > 0)
+        .count();
+    if data_entries < 2 {
+        return Err(format!(
+            "{} holds all {} bytes of content: there is nothing to seek to (rewrite it with `{PROGRAM} --seekable`, or `{PROGRAM} recompress --seekable -o NEW FILE`)",
+            if table.format() == TableFormat::Zstd
+                || table.entries().iter().all(|e| e.kind == EntryKind::Frame)
+            {
+                "one frame"
+            } else {
+                "one block"
+            },
+            table.decompressed_size()
+        ));
+    }
+    append(&file, len, &table.to_bytes()).map_err(|e| describe(&e))?;
+    let blocks = table
+        .entries()
+        .iter()
+        .any(|e| matches!(e.kind, EntryKind::Lz4Block { .. }));
+    Ok(format!(
+        "{} {} of up to {} indexed; {} table appended ({})",
+        table.len(),
+        if blocks { "blocks" } else { "frames" },
+        human_size(u64::from(table.max_entry_size())),
+        human_size(table.encoded_len()),
+        match table.format() {
+            TableFormat::Lz4 => "lzkit's LZ4 seek table",
+            TableFormat::Zstd => "zstd seekable format",
+        }
+    ))
+}
+
+/// Write `table` at `len`, the file's end, and sync it; on any failure the
+/// file is cut back to `len`, as it was.
+fn append(file: &File, len: u64, table: &[u8]) -> std::io::Result<()> {
+    let written = write_at(file, table, len).and_then(|()| file.sync_data());
+    if let Err(e) = written {
+        let _ = file.set_len(len);
+        return Err(e);
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn write_at(file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn write_at(mut file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(buf)
+}
+
+/// `lzkit index -h`.
+const HELP: &str = "\
+Usage: lzkit index [OPTIONS] FILE...
+
+Append a seek table to each LZ4 or zstd FILE, so that lzkit reads any part
+of it without decoding what comes before (lzkit -d --range=OFFSET:LENGTH,
+the library's SeekableReader) and decodes its frames on all cores. The data
+is not rewritten: the table is a skippable frame at the end, which lz4 -d
+and zstd -d skip. Every frame is decoded once to build the table, so a
+corrupt file gets none.
+
+What can be indexed:
+  zstd files of several frames (zstd -B, zstd --adapt, concatenations): the
+    table is zstd's seekable format, which zstd's seekable library reads;
+  LZ4 files of several frames, or of frames with independent blocks (lz4's
+    default): entries then point at blocks inside a frame.
+A file whose content is one frame (zstd's default) or one block has
+nothing to seek to: rewrite it with lzkit --seekable FILE. Legacy LZ4
+frames and frames that need a dictionary are refused.
+
+Options:
+      --no-check         no checksums in the table (also --no-crc)
+  -q, -v                 quieter, more verbose
+
+A file that already ends with a seek table is left as it is.
+";

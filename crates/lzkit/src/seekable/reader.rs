@@ -1,0 +1,381 @@
+//! [`SeekableReader`]: random access through the seek table.
+
+use super::scan;
+use super::source::{Locked, ReadAt};
+use super::table::SeekTable;
+use super::unit::decode_entry;
+use crate::error::{Error, Result};
+use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// How a [`SeekableReader`] opens a file and reads it.
+///
+/// ```
+/// use lzkit::seekable::ReaderOptions;
+/// let opts = ReaderOptions::new().scan(false).cache_entries(2).verify_checksums(true);
+/// # let _ = opts;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReaderOptions {
+    scan: bool,
+    cache_entries: usize,
+    verify: bool,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions::new()
+    }
+}
+
+impl ReaderOptions {
+    /// Scan a file without a table (default: yes), a cache of 4 decoded
+    /// entries, checksums verified.
+    pub const fn new() -> Self {
+        ReaderOptions {
+            scan: true,
+            cache_entries: 4,
+            verify: true,
+        }
+    }
+
+    /// A file without a seek table: build one in memory by reading the
+    /// whole file once (`true`, default), or fail with
+    /// [`Error::NotSeekable`] (`false`).
+    pub const fn scan(mut self, on: bool) -> Self {
+        self.scan = on;
+        self
+    }
+
+    /// How many decoded entries to keep (at least 1).
+    pub const fn cache_entries(mut self, n: usize) -> Self {
+        self.cache_entries = if n == 0 { 1 } else { n };
+        self
+    }
+
+    /// Check each decoded entry's checksum: the table's if it has them,
+    /// else the frame's own (default: yes). Decoded sizes are always
+    /// checked.
+    pub const fn verify_checksums(mut self, on: bool) -> Self {
+        self.verify = on;
+        self
+    }
+}
+
+/// Decoded entries, most recently used last.
+struct Cache {
+    slots: Vec<(usize, Arc<Vec<u8>>)>,
+    /// Buffers of evicted entries nobody holds any more, for reuse.
+    spare: Vec<Vec<u8>>,
+}
+
+/// Random access to the decoded content of an LZ4 or zstd file with a seek
+/// table: only the entries a read touches are decoded, and a few are kept.
+///
+/// * [`SeekableReader::read_at`] takes `&self`: many threads may read at
+///   once (a [`std::fs::File`] source reads with `pread`, no shared
+///   position).
+/// * It is also a [`Read`] + [`Seek`] of the decoded content.
+/// * [`SeekableReader::decode_all`] decodes everything on all cores, in
+///   order.
+///
+/// Every entry decoded is checked against the table: its decoded size, and
+/// its checksum ([`ReaderOptions::verify_checksums`]).
+///
+/// ```
+/// use lzkit::seekable::{self, SeekableReader, WriteOptions};
+/// use std::io::{Read, Seek, SeekFrom};
+///
+/// let data: Vec<u8> = (0..300_000u32).flat_map(|i| (i % 977).to_le_bytes()).collect();
+/// let file = seekable::compress(&data, &WriteOptions::lz4(Default::default()).chunk_size(64 << 10))?;
+/// let reader = SeekableReader::open(&file[..])?;
+/// let mut buf = [0u8; 100];
+/// assert_eq!(reader.read_at(500_000, &mut buf)?, 100);
+/// assert_eq!(&buf[..], &data[500_000..500_100]);
+///
+/// let mut reader = reader;
+/// reader.seek(SeekFrom::End(-10))?;
+/// let mut tail = Vec::new();
+/// reader.read_to_end(&mut tail)?;
+/// assert_eq!(tail, &data[data.len() - 10..]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct SeekableReader<S> {
+    src: S,
+    table: Arc<SeekTable>,
+    scanned: bool,
+    opts: ReaderOptions,
+    cache: Mutex<Cache>,
+    pos: u64,
+}
+
+impl<S: ReadAt> SeekableReader<S> {
+    /// Open `src` with the default [`ReaderOptions`]: its seek table, or a
+    /// scan of the whole file if it has none.
+    ///
+    /// # Errors
+    /// [`Error::SeekTable`] for a corrupt table; [`Error::NotSeekable`] if
+    /// the file has no table and cannot be read at random (see
+    /// [`super::build_table`]); I/O errors.
+    pub fn open(src: S) -> Result<Self> {
+        Self::with_options(src, ReaderOptions::new())
+    }
+
+    /// Open `src` with `opts`.
+    ///
+    /// # Errors
+    /// As [`SeekableReader::open`]; with [`ReaderOptions::scan`] off, a file
+    /// without a table is [`Error::NotSeekable`].
+    pub fn with_options(src: S, opts: ReaderOptions) -> Result<Self> {
+        let len = src.size()?;
+        let (table, scanned) = match SeekTable::read_from(&src, len)? {
+            Some(t) => (t, false),
+            None if opts.scan => (scan::build_table(&src, len, true)?, true),
+            None => {
+                return Err(Error::NotSeekable {
+                    reason:
+                        "the file has no seek table at its end (add one with `lzkit index FILE`)"
+                            .into(),
+                });
+            }
+        };
+        Ok(Self::with_table(src, table, scanned, opts))
+    }
+
+    /// A reader of `src` with a table known already (from
+    /// [`super::build_table`] or an earlier reader).
+    pub fn with_table(src: S, table: SeekTable, scanned: bool, opts: ReaderOptions) -> Self {
+        SeekableReader {
+            src,
+            table: Arc::new(table),
+            scanned,
+            opts,
+            cache: Mutex::new(Cache {
+                slots: Vec::new(),
+                spare: Vec::new(),
+            }),
+            pos: 0,
+        }
+    }
+
+    /// The seek table.
+    pub fn table(&self) -> &SeekTable {
+        &self.table
+    }
+
+    /// Whether the table was built by scanning the file (it had none).
+    pub fn scanned(&self) -> bool {
+        self.scanned
+    }
+
+    /// The decoded content's length.
+    pub fn len(&self) -> u64 {
+        self.table.decompressed_size()
+    }
+
+    /// Whether the decoded content is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &S {
+        &self.src
+    }
+
+    /// Entry `index`, decoded (from the cache, or read and decoded now).
+    fn entry(&self, index: usize) -> Result<Arc<Vec<u8>>> {
+        let spare = {
+            let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(i) = cache.slots.iter().position(|s| s.0 == index) {
+                let slot = cache.slots.remove(i);
+                let data = Arc::clone(&slot.1);
+                cache.slots.push(slot);
+                return Ok(data);
+            }
+            cache.spare.pop().unwrap_or_default()
+        };
+        let e = &self.table.entries()[index];
+        let mut comp = vec![0u8; e.compressed_size as usize];
+        self.src.read_exact_at(&mut comp, e.compressed_offset)?;
+        let mut out = spare;
+        decode_entry(
+            self.table.format(),
+            index,
+            e,
+            &comp,
+            self.opts.verify,
+            &mut out,
+        )?;
+        let data = Arc::new(out);
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if !cache.slots.iter().any(|s| s.0 == index) {
+            if cache.slots.len() >= self.opts.cache_entries {
+                let (_, old) = cache.slots.remove(0);
+                if let Ok(buf) = Arc::try_unwrap(old)
+                    && cache.spare.len() < 2
+                {
+                    cache.spare.push(buf);
+                }
+            }
+            cache.slots.push((index, Arc::clone(&data)));
+        }
+        Ok(data)
+    }
+
+    /// Read decoded bytes from `offset` into `buf`: as many as `buf` holds,
+    /// fewer only at the end of the content (0 at or past it). Only the
+    /// entries the range touches are decoded. Many threads may call it at
+    /// once.
+    ///
+    /// # Errors
+    /// I/O errors of the source; a corrupt entry, or one that disagrees
+    /// with the table.
+    pub fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let at = offset + done as u64;
+            let Some(index) = self.table.find(at) else {
+                break;
+            };
+            let e = self.table.entries()[index];
+            let data = self.entry(index)?;
+            let from = (at - e.decompressed_offset) as usize;
+            let n = (data.len() - from).min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&data[from..from + n]);
+            done += n;
+        }
+        Ok(done)
+    }
+
+    /// Write the decoded bytes `offset..offset + len` (cut at the end of
+    /// the content) to `w`; returns how many were written.
+    ///
+    /// # Errors
+    /// As [`SeekableReader::read_at`], and the writer's errors.
+    pub fn copy_range<W: Write>(&self, offset: u64, len: u64, w: &mut W) -> Result<u64> {
+        let end = offset.saturating_add(len).min(self.len());
+        let mut at = offset;
+        while at < end {
+            let Some(index) = self.table.find(at) else {
+                break;
+            };
+            let e = self.table.entries()[index];
+            let data = self.entry(index)?;
+            let from = (at - e.decompressed_offset) as usize;
+            let to = (end - e.decompressed_offset).min(data.len() as u64) as usize;
+            w.write_all(&data[from..to])?;
+            at += (to - from) as u64;
+        }
+        Ok(at.saturating_sub(offset.min(end)))
+    }
+}
+
+impl<S: ReadAt + Sync> SeekableReader<S> {
+    /// Decode the whole content into `w`, entries in parallel on `threads`
+    /// threads (0: one per core), written in order. The cache is not used.
+    /// Returns the bytes written.
+    ///
+    /// # Errors
+    /// As [`SeekableReader::read_at`], for the first entry that fails in
+    /// file order, and the writer's errors.
+    pub fn decode_all<W: Write>(&self, mut w: W, threads: usize) -> Result<u64> {
+        let threads = effective_threads(threads);
+        let format = self.table.format();
+        let verify = self.opts.verify;
+        let entries = self.table.entries();
+        let mut written = 0u64;
+        if threads <= 1 {
+            let mut comp = Vec::new();
+            let mut out = Vec::new();
+            for (i, e) in entries.iter().enumerate() {
+                comp.resize(e.compressed_size as usize, 0);
+                self.src.read_exact_at(&mut comp, e.compressed_offset)?;
+                decode_entry(format, i, e, &comp, verify, &mut out)?;
+                w.write_all(&out)?;
+                written += out.len() as u64;
+            }
+            return Ok(written);
+        }
+        // Jobs of at least 1 MiB of output: several small entries to a job.
+        let mut queue: Ordered<Result<Vec<u8>>> = Ordered::new(threads);
+        let max_in_flight = threads * IN_FLIGHT_PER_THREAD;
+        let mut i = 0usize;
+        while i < entries.len() || queue.len() > 0 {
+            while i < entries.len() && queue.len() < max_in_flight {
+                let first = i;
+                let mut out_len = 0u64;
+                while i < entries.len() && (i == first || out_len < JOB_BYTES) {
+                    out_len += u64::from(entries[i].decompressed_size);
+                    i += 1;
+                }
+                let job: Vec<_> = entries[first..i].to_vec();
+                let start = job[0].compressed_offset;
+                let end = job[job.len() - 1].compressed_end();
+                let mut comp = vec![0u8; (end - start) as usize];
+                self.src.read_exact_at(&mut comp, start)?;
+                queue.submit(move || {
+                    let mut all = Vec::with_capacity(out_len as usize);
+                    let mut out = Vec::new();
+                    for (k, e) in job.iter().enumerate() {
+                        let from = (e.compressed_offset - start) as usize;
+                        let bytes = &comp[from..from + e.compressed_size as usize];
+                        decode_entry(format, first + k, e, bytes, verify, &mut out)?;
+                        all.extend_from_slice(&out);
+                    }
+                    Ok(all)
+                });
+            }
+            if let Some(result) = queue.next(true) {
+                let data = result?;
+                w.write_all(&data)?;
+                written += data.len() as u64;
+            }
+        }
+        Ok(written)
+    }
+}
+
+/// Output of one parallel job, at least (entries are not split).
+const JOB_BYTES: u64 = 1 << 20;
+
+impl<R: Read + Seek> SeekableReader<Locked<R>> {
+    /// Open any `Read + Seek` (reads then take a lock; a [`std::fs::File`]
+    /// opened with [`SeekableReader::open`] reads without one).
+    ///
+    /// # Errors
+    /// As [`SeekableReader::open`].
+    pub fn from_reader(reader: R) -> Result<Self> {
+        Self::open(Locked::new(reader))
+    }
+}
+
+impl<S: ReadAt> Read for SeekableReader<S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.read_at(self.pos, buf).map_err(Error::into_io)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<S: ReadAt> Seek for SeekableReader<S> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(p) => Some(p),
+            SeekFrom::End(d) => self.len().checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        match target {
+            Some(p) => {
+                self.pos = p;
+                Ok(p)
+            }
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "seek to a negative or overflowing position",
+            )),
+        }
+    }
+}

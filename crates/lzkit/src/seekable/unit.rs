@@ -1,0 +1,344 @@
+//! Decoding one table entry: a whole LZ4 or zstd frame, or one block of an
+//! LZ4 frame of independent blocks.
+
+use super::table::{Entry, EntryKind, TableFormat};
+use crate::error::{Error, Result};
+use crate::lz4::block;
+use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
+use crate::lz4::frame::{self, BlockMode};
+use crate::zstd;
+use xxhash_rust::{xxh32::xxh32, xxh64::xxh64};
+
+/// The largest LZ4 block.
+const LZ4_BLOCK_MAX: usize = 4 << 20;
+
+/// The checksum a table stores for decoded bytes.
+pub(crate) fn entry_checksum(data: &[u8]) -> u32 {
+    xxh64(data, 0) as u32
+}
+
+fn malformed(reason: String) -> Error {
+    Error::SeekTable { reason }
+}
+
+/// Decode `comp`, the bytes of one entry of `kind` in a `format` file,
+/// into `out` (replacing its contents). `expected`: the decoded size the
+/// table gives, if known (the output buffer is then exactly that large,
+/// and a unit that decodes to anything else is an error). `verify_own`:
+/// check the unit's own checksums (LZ4 block and content checksums, zstd
+/// frame checksums).
+pub(crate) fn decode(
+    format: TableFormat,
+    kind: EntryKind,
+    comp: &[u8],
+    expected: Option<u32>,
+    verify_own: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    match (format, kind) {
+        (TableFormat::Zstd, _) => decode_zstd(comp, expected, verify_own, out),
+        (TableFormat::Lz4, EntryKind::Frame) => decode_lz4_frame(comp, expected, verify_own, out),
+        (TableFormat::Lz4, EntryKind::Lz4Block { block_checksum }) => {
+            decode_lz4_block(comp, block_checksum, expected, verify_own, out)
+        }
+    }
+}
+
+/// Size `out` for `expected` bytes (or clear it), reusing its memory.
+fn prepare(out: &mut Vec<u8>, len: usize) -> Result<()> {
+    if out.capacity() < len {
+        *out = crate::mem::zeroed(len)?;
+    } else {
+        // Within capacity: `resize` writes only the bytes past the old
+        // length, and every byte up to `len` is overwritten by the decoder
+        // or checked to be (a unit that decodes to less is an error).
+        out.resize(len, 0);
+    }
+    Ok(())
+}
+
+fn decode_zstd(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u8>) -> Result<()> {
+    let head = comp.get(..4).ok_or(Error::Truncated {
+        at: comp.len() as u64,
+        what: "frame magic number",
+    })?;
+    let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    if zstd::is_skippable_magic(magic) {
+        let size = comp
+            .get(4..8)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if size.map(|s| s as usize + 8) != Some(comp.len()) {
+            return Err(malformed(format!(
+                "a skippable frame of {} bytes in the table's place for one of {} bytes",
+                size.map_or(0, |s| s as u64 + 8),
+                comp.len()
+            )));
+        }
+        out.clear();
+        return Ok(());
+    }
+    let mut decoder =
+        zstd::Decoder::for_cpu().options(zstd::DecodeOptions::new().verify_checksums(verify));
+    match expected {
+        Some(n) => {
+            prepare(out, n as usize)?;
+            let got = decoder.decompress_into(comp, out)?;
+            out.truncate(got);
+        }
+        None => *out = decoder.decompress(comp)?,
+    }
+    Ok(())
+}
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn decode_lz4_frame(
+    comp: &[u8],
+    expected: Option<u32>,
+    verify: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let truncated = |at: usize, what| Error::Truncated {
+        at: at as u64,
+        what,
+    };
+    let magic = comp
+        .get(..4)
+        .map(le32)
+        .ok_or(truncated(comp.len(), "magic number"))?;
+    if Magic::classify(magic) != Some(Magic::Standard) {
+        // Legacy frames and anything else: the general decoder says what
+        // is wrong, or decodes it.
+        return general_lz4(comp, expected, verify, out);
+    }
+    let flg = *comp.get(4).ok_or(truncated(4, "frame header"))?;
+    let desc_len = Header::descriptor_len(flg);
+    let desc = comp
+        .get(4..4 + desc_len.min(MAX_DESCRIPTOR_LEN))
+        .ok_or(truncated(comp.len(), "frame header"))?;
+    let h = Header::parse(desc, 0)?;
+    if h.dict_id.is_some() || (h.block_mode == BlockMode::Linked && expected.is_none()) {
+        return general_lz4(comp, expected, verify, out);
+    }
+    let Some(total) = expected else {
+        return general_lz4(comp, expected, verify, out);
+    };
+    prepare(out, total as usize)?;
+    let max = h.block_size.bytes();
+    let mut pos = 4 + desc.len();
+    let mut filled = 0usize;
+    let mut blocks = 0usize;
+    loop {
+        let word = comp
+            .get(pos..pos + 4)
+            .map(le32)
+            .ok_or(truncated(comp.len(), "block size"))?;
+        let block_at = pos;
+        pos += 4;
+        let (len, stored) = match BlockHeader::parse(word, max)? {
+            BlockHeader::End => break,
+            BlockHeader::Data { len, stored } => (len, stored),
+        };
+        if h.block_mode == BlockMode::Linked && blocks > 0 {
+            // Blocks refer to earlier ones: the frame decoder keeps them.
+            return general_lz4(comp, expected, verify, out);
+        }
+        let data = comp
+            .get(pos..pos + len)
+            .ok_or(truncated(comp.len(), "block data"))?;
+        pos += len;
+        if h.block_checksum {
+            let stored_sum = comp
+                .get(pos..pos + 4)
+                .map(le32)
+                .ok_or(truncated(comp.len(), "block checksum"))?;
+            pos += 4;
+            if verify {
+                let computed = xxh32(data, 0);
+                if computed != stored_sum {
+                    return Err(Error::BlockChecksum {
+                        stored: stored_sum,
+                        computed,
+                    });
+                }
+            }
+        }
+        let room = &mut out[filled..];
+        let n = if stored {
+            let dst = room.get_mut(..len).ok_or_else(|| too_long(total))?;
+            dst.copy_from_slice(data);
+            len
+        } else {
+            let room_len = room.len().min(max);
+            block::decompress_into(data, &mut room[..room_len]).map_err(|e| Error::Block {
+                index: blocks as u64,
+                at: block_at as u64,
+                source: Box::new(e),
+            })?
+        };
+        filled += n;
+        blocks += 1;
+    }
+    if h.content_checksum {
+        let stored_sum = comp
+            .get(pos..pos + 4)
+            .map(le32)
+            .ok_or(truncated(comp.len(), "content checksum"))?;
+        pos += 4;
+        if verify {
+            let computed = xxh32(&out[..filled], 0);
+            if computed != stored_sum {
+                return Err(Error::ContentChecksum {
+                    at: (pos - 4) as u64,
+                    stored: stored_sum,
+                    computed,
+                });
+            }
+        }
+    }
+    if let Some(size) = h.content_size
+        && size != filled as u64
+    {
+        return Err(Error::ContentSize {
+            expected: size,
+            actual: filled as u64,
+        });
+    }
+    if pos != comp.len() {
+        return Err(malformed(format!(
+            "the frame ends after {pos} of the entry's {} bytes",
+            comp.len()
+        )));
+    }
+    out.truncate(filled);
+    Ok(())
+}
+
+fn too_long(total: u32) -> Error {
+    malformed(format!(
+        "the entry decodes to more than the {total} bytes the table says"
+    ))
+}
+
+/// Any LZ4 frame, through the frame decoder.
+fn general_lz4(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u8>) -> Result<()> {
+    let data = frame::decompress_with(
+        comp,
+        &frame::DecodeOptions::new()
+            .threads(1)
+            .verify_checksums(verify),
+    )?;
+    if let Some(n) = expected
+        && data.len() as u64 > u64::from(n)
+    {
+        return Err(too_long(n));
+    }
+    *out = data;
+    Ok(())
+}
+
+fn decode_lz4_block(
+    comp: &[u8],
+    block_checksum: bool,
+    expected: Option<u32>,
+    verify: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let word = comp.get(..4).map(le32).ok_or(Error::Truncated {
+        at: comp.len() as u64,
+        what: "block size",
+    })?;
+    let (len, stored) = match BlockHeader::parse(word, LZ4_BLOCK_MAX)? {
+        BlockHeader::End => (0, true),
+        BlockHeader::Data { len, stored } => (len, stored),
+    };
+    let trailer = if block_checksum { 4 } else { 0 };
+    if comp.len() != 4 + len + trailer {
+        return Err(malformed(format!(
+            "a block of {} bytes in the table's place for one of {} bytes",
+            4 + len + trailer,
+            comp.len()
+        )));
+    }
+    let data = &comp[4..4 + len];
+    if block_checksum && verify {
+        let stored_sum = le32(&comp[4 + len..]);
+        let computed = xxh32(data, 0);
+        if computed != stored_sum {
+            return Err(Error::BlockChecksum {
+                stored: stored_sum,
+                computed,
+            });
+        }
+    }
+    let cap = expected.map_or(LZ4_BLOCK_MAX, |n| n as usize);
+    if stored {
+        if data.len() > cap {
+            return Err(too_long(cap as u32));
+        }
+        out.clear();
+        out.extend_from_slice(data);
+        return Ok(());
+    }
+    prepare(out, cap.min(block::max_decoded_size(len)))?;
+    let n = block::decompress_into(data, out)?;
+    out.truncate(n);
+    Ok(())
+}
+
+/// Decode entry `index` (`e`, whose bytes are `comp`) into `out` and check
+/// it against the table: its decoded size and, if `verify` and the table
+/// has them, its checksum (the unit's own checksums are checked instead
+/// when the table has none).
+pub(crate) fn decode_entry(
+    format: TableFormat,
+    index: usize,
+    e: &Entry,
+    comp: &[u8],
+    verify: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let verify_own = verify && e.checksum.is_none();
+    decode(
+        format,
+        e.kind,
+        comp,
+        Some(e.decompressed_size),
+        verify_own,
+        out,
+    )
+    .map_err(|err| match err {
+        Error::SeekTable { reason } => Error::SeekTable {
+            reason: format!("entry {index} at byte {}: {reason}", e.compressed_offset),
+        },
+        other => Error::Frame {
+            index: index as u64,
+            at: e.compressed_offset,
+            source: Box::new(other),
+        },
+    })?;
+    if out.len() != e.decompressed_size as usize {
+        return Err(Error::SeekTable {
+            reason: format!(
+                "entry {index} at byte {} decodes to {} bytes, the table says {}",
+                e.compressed_offset,
+                out.len(),
+                e.decompressed_size
+            ),
+        });
+    }
+    if verify && let Some(stored) = e.checksum {
+        let computed = entry_checksum(out);
+        if computed != stored {
+            return Err(Error::SeekTable {
+                reason: format!(
+                    "entry {index} at byte {}: checksum {computed:#010x} of its decoded bytes, the table says {stored:#010x}",
+                    e.compressed_offset
+                ),
+            });
+        }
+    }
+    Ok(())
+}
