@@ -68,6 +68,7 @@ max_len() {
         zstd_decode) echo 262144 ;;
         zstd_roundtrip) echo 262144 ;;
         zstd_mutate) echo 65536 ;;
+        seekable_read) echo 524288 ;;
         *) echo 1048576 ;;
     esac
 }

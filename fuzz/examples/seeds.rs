@@ -395,6 +395,72 @@ fn roundtrip_seeds(root: &Path) {
     s.report();
 }
 
+/// Seekable files: raw cases holding valid files (lzkit's LZ4 writer,
+/// plain frames with the table `build_table` makes, libzstd frames with a
+/// zstd table, files without a table), and structured cases of each kind,
+/// unedited and edited.
+fn seekable_seeds(root: &Path) {
+    use lzkit_fuzz::seekable::{SeekCase, build};
+    let mut s = Seeds::new(root, "seekable_read");
+    let bodies = [
+        column(3, 200_000),
+        data::text(60_000, 31),
+        data::mixed(100_000, 32),
+    ];
+    let reads = [
+        (0u32, 100u16),
+        (65_530, 4000),
+        (150_001, 65_535),
+        (0x8000_0000, 10),
+    ];
+    // (flags, chunk - 1, level): LZ4 written with and without checksums,
+    // linked blocks, 64 KiB blocks; plain LZ4 frames indexed; zstd frames
+    // with skippable frames between them, without content sizes.
+    let kinds: [(u8, u16, u8); 7] = [
+        (0x02, 16_383, 2),
+        (0x1C, 4095, 4),
+        (0x12 | 0x08, 65_535, 1),
+        (0x82, 65_535, 2),
+        (0x86, 9999, 0),
+        (0x03 | 0x10, 7999, 3),
+        (0x01 | 0x08 | 0x04, 30_000, 1),
+    ];
+    for (b, body) in bodies.iter().enumerate() {
+        for (k, &(flags, chunk, level)) in kinds.iter().enumerate() {
+            let (file, _) = build(flags, chunk, level, body);
+            s.put(
+                &format!("raw-body{b}-kind{k}"),
+                &SeekCase::encode_raw(&reads, 1, &file),
+            );
+            s.put(
+                &format!("structured-body{b}-kind{k}"),
+                &SeekCase::encode_structured(&reads, 2, flags, chunk, level, &[], body),
+            );
+            let edits = [(file.len() as u32 - 3, 0x01), (file.len() as u32 / 2, 0x40)];
+            s.put(
+                &format!("edited-body{b}-kind{k}"),
+                &SeekCase::encode_structured(&reads, 0, flags, chunk, level, &edits, body),
+            );
+        }
+        // Files without a table, to be scanned.
+        let lz4 = frame::compress(body, &FrameOptions::new().block_size(BlockSize::Max64KB));
+        s.put(
+            &format!("plain-lz4-body{b}"),
+            &SeekCase::encode_raw(&reads, 3, &lz4),
+        );
+        let zstd = lzkit_testkit::zstd_ref::compress(
+            body,
+            &lzkit_testkit::zstd_ref::Settings::new(3),
+            None,
+        );
+        s.put(
+            &format!("plain-zstd-body{b}"),
+            &SeekCase::encode_raw(&reads, 3, &zstd),
+        );
+    }
+    s.report();
+}
+
 /// zstd frames made by libzstd (levels, flags, a dictionary, several
 /// frames with skippable ones between) and hand-built ones (the golden
 /// edge cases), each behind `zstd_decode`'s control byte.
@@ -563,5 +629,8 @@ fn main() {
         if wanted(t) {
             zstd_lib_seeds(&root, t);
         }
+    }
+    if wanted("seekable_read") {
+        seekable_seeds(&root);
     }
 }

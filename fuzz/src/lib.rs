@@ -14,6 +14,9 @@
 //! * [`known`]: the differences from C the targets expect, and why;
 //! * [`ctl`]: reading (and, for seeds, writing) the control fields;
 //! * [`alloc`]: the targets' allocator, which keeps large blocks for reuse;
+//! * [`seekable`]: the seekable target's case (an arbitrary file, or a
+//!   valid seekable file built from the input and edited) and its checks:
+//!   typed errors or the right bytes, every way of reading agreeing;
 //! * [`zstd`]: the zstd targets' cases (arbitrary input; libzstd frames,
 //!   round-tripped or mutated) and the check that every zstd decoder
 //!   agrees (and, for mutated frames, agrees with libzstd).
@@ -28,6 +31,7 @@ pub mod ctl;
 pub mod frame;
 pub mod frame_case;
 pub mod known;
+pub mod seekable;
 pub mod zstd;
 
 /// See [`alloc`]: only in `cargo fuzz` builds.

@@ -318,25 +318,38 @@ fn range_and_seekable_refusals() {
         stderr(&out)
     );
 
-    // A table whose checksum of entry 3 lies: -d fails, leaves no output,
-    // and a range away from it still reads.
+    // A damaged table (entry 3's checksum): --range refuses it; -d
+    // decodes the frames without it, with a warning.
     let mut file = read(dir.path(), "in.lz4");
     let n = file.len();
     let entries = u32::from_le_bytes(file[n - 9..n - 5].try_into().unwrap()) as usize;
     let first = n - 9 - entries * 21;
     file[first + 3 * 21 + 17] ^= 1;
     write(dir.path(), "lie.lz4", &file);
-    let out = lzkit(dir.path(), &["-d", "lie.lz4", "-o", "lie.out"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).contains("seek table"), "{}", stderr(&out));
-    assert!(!dir.path().join("lie.out").exists(), "partial output left");
-    assert_same(
-        &range(dir.path(), "lie.lz4", "0:1000"),
-        &data[..1000],
-        "range before the lie",
-    );
     let out = lzkit(dir.path(), &["-d", "-c", "--range=200K:10", "lie.lz4"]);
-    assert!(!out.status.success(), "range through the lie");
+    assert!(!out.status.success(), "range through a damaged table");
+    assert!(stderr(&out).contains("damaged"), "{}", stderr(&out));
+    let out = lzkit(dir.path(), &["-d", "lie.lz4", "-o", "lie.out"]);
+    assert_success(&out, "-d with a damaged table");
+    assert!(
+        stderr(&out).contains("seek table ignored"),
+        "{}",
+        stderr(&out)
+    );
+    assert_same(
+        &read(dir.path(), "lie.out"),
+        &data,
+        "-d with a damaged table",
+    );
+    // Frames that disagree with a sound table: -d fails and leaves no
+    // output (the first frame's first byte of data, changed).
+    let mut file = read(dir.path(), "in.lz4");
+    let e0_size = u32::from_le_bytes(file[first + 8..first + 12].try_into().unwrap()) as usize;
+    file[e0_size / 2] ^= 0x20;
+    write(dir.path(), "bad.lz4", &file);
+    let out = lzkit(dir.path(), &["-d", "bad.lz4", "-o", "bad.out"]);
+    assert!(!out.status.success(), "-d of a damaged frame");
+    assert!(!dir.path().join("bad.out").exists(), "partial output left");
     // A footer claiming 2^32 - 1 entries: --list and -d say so quickly.
     let mut file = read(dir.path(), "in.lz4");
     file[n - 9..n - 5].copy_from_slice(&u32::MAX.to_le_bytes());

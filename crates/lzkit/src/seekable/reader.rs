@@ -69,6 +69,9 @@ struct Cache {
     slots: Vec<(usize, Arc<Vec<u8>>)>,
     /// Buffers of evicted entries nobody holds any more, for reuse.
     spare: Vec<Vec<u8>>,
+    /// Buffers for compressed bytes, for reuse (a fresh one costs a page
+    /// fault per 4 KiB).
+    comp: Vec<Vec<u8>>,
 }
 
 /// Random access to the decoded content of an LZ4 or zstd file with a seek
@@ -155,6 +158,7 @@ impl<S: ReadAt> SeekableReader<S> {
             cache: Mutex::new(Cache {
                 slots: Vec::new(),
                 spare: Vec::new(),
+                comp: Vec::new(),
             }),
             pos: 0,
         }
@@ -187,7 +191,7 @@ impl<S: ReadAt> SeekableReader<S> {
 
     /// Entry `index`, decoded (from the cache, or read and decoded now).
     fn entry(&self, index: usize) -> Result<Arc<Vec<u8>>> {
-        let spare = {
+        let (spare, mut comp) = {
             let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(i) = cache.slots.iter().position(|s| s.0 == index) {
                 let slot = cache.slots.remove(i);
@@ -195,22 +199,35 @@ impl<S: ReadAt> SeekableReader<S> {
                 cache.slots.push(slot);
                 return Ok(data);
             }
-            cache.spare.pop().unwrap_or_default()
+            (
+                cache.spare.pop().unwrap_or_default(),
+                cache.comp.pop().unwrap_or_default(),
+            )
         };
         let e = &self.table.entries()[index];
-        let mut comp = vec![0u8; e.compressed_size as usize];
-        self.src.read_exact_at(&mut comp, e.compressed_offset)?;
+        // Every byte up to the entry's size is read over.
+        comp.resize(e.compressed_size as usize, 0);
         let mut out = spare;
-        decode_entry(
-            self.table.format(),
-            index,
-            e,
-            &comp,
-            self.opts.verify,
-            &mut out,
-        )?;
-        let data = Arc::new(out);
+        let decoded = self
+            .src
+            .read_exact_at(&mut comp, e.compressed_offset)
+            .map_err(Error::Io)
+            .and_then(|()| {
+                decode_entry(
+                    self.table.format(),
+                    index,
+                    e,
+                    &comp,
+                    self.opts.verify,
+                    &mut out,
+                )
+            });
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.comp.len() < 2 {
+            cache.comp.push(comp);
+        }
+        decoded?;
+        let data = Arc::new(out);
         if !cache.slots.iter().any(|s| s.0 == index) {
             if cache.slots.len() >= self.opts.cache_entries {
                 let (_, old) = cache.slots.remove(0);
@@ -269,7 +286,7 @@ impl<S: ReadAt> SeekableReader<S> {
             w.write_all(&data[from..to])?;
             at += (to - from) as u64;
         }
-        Ok(at.saturating_sub(offset.min(end)))
+        Ok(at - offset)
     }
 }
 
@@ -311,19 +328,26 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                     out_len += u64::from(entries[i].decompressed_size);
                     i += 1;
                 }
-                let job: Vec<_> = entries[first..i].to_vec();
-                let start = job[0].compressed_offset;
-                let end = job[job.len() - 1].compressed_end();
-                let mut comp = vec![0u8; (end - start) as usize];
-                self.src.read_exact_at(&mut comp, start)?;
+                // Each entry's own bytes: an LZ4 table's entries may have
+                // gaps between them, which are not read.
+                let job = entries[first..i]
+                    .iter()
+                    .map(|e| {
+                        let mut comp = vec![0u8; e.compressed_size as usize];
+                        self.src.read_exact_at(&mut comp, e.compressed_offset)?;
+                        Ok((*e, comp))
+                    })
+                    .collect::<io::Result<Vec<_>>>()?;
                 queue.submit(move || {
-                    let mut all = Vec::with_capacity(out_len as usize);
-                    let mut out = Vec::new();
-                    for (k, e) in job.iter().enumerate() {
-                        let from = (e.compressed_offset - start) as usize;
-                        let bytes = &comp[from..from + e.compressed_size as usize];
-                        decode_entry(format, first + k, e, bytes, verify, &mut out)?;
-                        all.extend_from_slice(&out);
+                    let mut all = Vec::new();
+                    for (k, (e, comp)) in job.iter().enumerate() {
+                        let mut out = Vec::new();
+                        decode_entry(format, first + k, e, comp, verify, &mut out)?;
+                        if all.is_empty() {
+                            all = out;
+                        } else {
+                            all.extend_from_slice(&out);
+                        }
                     }
                     Ok(all)
                 });

@@ -8,7 +8,11 @@
 //!   `Decompressed_Size u32`, optional `Checksum u32`; then the footer
 //!   `Number_Of_Frames u32`, `Descriptor u8` (bit 7: checksums), magic
 //!   `0x8F92EAB1`. Frames follow each other from byte 0.
-//! * **LZ4** (lzkit's own): a skippable frame `0x184D2A5C`, then per entry
+//! * **LZ4** (lzkit's own): a skippable frame `0x184D2A5C`, then
+//!   `Table_Checksum u32` (the low 32 bits of the XXH64 of everything after
+//!   it up to the footer's magic number: the entries, the entry count and
+//!   the descriptor, so that a damaged entry cannot move others), then per
+//!   entry
 //!   `Compressed_Offset u64`, `Compressed_Size u32`, `Decompressed_Size
 //!   u32`, `Flags u8` (bit 0: the entry is one block of a frame, not a
 //!   whole frame; bit 1: that block carries a block checksum), optional
@@ -22,6 +26,7 @@
 
 use super::source::ReadAt;
 use crate::error::{Error, Result};
+use xxhash_rust::xxh64::{Xxh64, xxh64};
 
 /// The skippable magic number of a zstd seek table.
 pub const ZSTD_TABLE_MAGIC: u32 = 0x184D_2A5E;
@@ -59,6 +64,15 @@ pub enum TableFormat {
 }
 
 impl TableFormat {
+    /// Bytes between the skippable frame's header and the entries: the
+    /// LZ4 table's checksum.
+    const fn prefix_len(self) -> u64 {
+        match self {
+            TableFormat::Lz4 => 4,
+            TableFormat::Zstd => 0,
+        }
+    }
+
     /// Bytes of one entry.
     const fn entry_len(self, checksums: bool) -> u64 {
         let base = match self {
@@ -331,6 +345,7 @@ impl SeekTable {
     /// The length of the table on disk.
     pub fn encoded_len(&self) -> u64 {
         SKIPPABLE_HEADER_LEN
+            + self.format.prefix_len()
             + self.entries.len() as u64 * self.format.entry_len(self.checksums)
             + FOOTER_LEN
     }
@@ -350,6 +365,8 @@ impl SeekTable {
         };
         out.extend_from_slice(&magic.to_le_bytes());
         out.extend_from_slice(&((len - SKIPPABLE_HEADER_LEN) as u32).to_le_bytes());
+        // The LZ4 table's checksum, filled in below.
+        out.resize(out.len() + self.format.prefix_len() as usize, 0);
         for e in &self.entries {
             if self.format == TableFormat::Lz4 {
                 out.extend_from_slice(&e.compressed_offset.to_le_bytes());
@@ -375,6 +392,10 @@ impl SeekTable {
         }
         out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
         out.push(if self.checksums { CHECKSUM_FLAG } else { 0 });
+        if self.format == TableFormat::Lz4 {
+            let sum = xxh64(&out[12..], 0) as u32;
+            out[8..12].copy_from_slice(&sum.to_le_bytes());
+        }
         out.extend_from_slice(&footer_magic.to_le_bytes());
         out
     }
@@ -419,7 +440,8 @@ impl SeekTable {
         }
         let checksums = descriptor & CHECKSUM_FLAG != 0;
         let entry_len = format.entry_len(checksums);
-        let table_len = SKIPPABLE_HEADER_LEN + u64::from(count) * entry_len + FOOTER_LEN;
+        let table_len =
+            SKIPPABLE_HEADER_LEN + format.prefix_len() + u64::from(count) * entry_len + FOOTER_LEN;
         if table_len > file_len {
             return Err(bad(format!(
                 "the footer claims {count} entries ({table_len} bytes of table), more than the file's {file_len} bytes"
@@ -446,10 +468,15 @@ impl SeekTable {
             )));
         }
         let mut table = SeekTable::new(format, checksums);
+        let mut stored_sum = [0u8; 4];
+        let mut sum = Xxh64::new(0);
+        if format == TableFormat::Lz4 {
+            src.read_exact_at(&mut stored_sum, table_start + SKIPPABLE_HEADER_LEN)?;
+        }
         // Entries in pieces of at most 64 KiB: what is allocated is what
         // was read.
         let per_piece = (64 << 10) / entry_len;
-        let mut at = table_start + SKIPPABLE_HEADER_LEN;
+        let mut at = table_start + SKIPPABLE_HEADER_LEN + format.prefix_len();
         let mut left = u64::from(count);
         let mut buf = Vec::new();
         let mut offset = 0u64;
@@ -457,6 +484,7 @@ impl SeekTable {
             let n = left.min(per_piece);
             buf.resize((n * entry_len) as usize, 0);
             src.read_exact_at(&mut buf, at)?;
+            sum.update(&buf);
             for raw in buf.chunks_exact(entry_len as usize) {
                 let (e_offset, rest) = match format {
                     TableFormat::Lz4 => (Some(le64(&raw[..8])), &raw[8..]),
@@ -499,6 +527,14 @@ impl SeekTable {
             }
             left -= n;
             at += n * entry_len;
+        }
+        sum.update(&footer[..5]);
+        let computed = sum.digest() as u32;
+        if format == TableFormat::Lz4 && computed != u32::from_le_bytes(stored_sum) {
+            return Err(bad(format!(
+                "its checksum is {:#010x}, its entries give {computed:#010x}: the table is damaged",
+                u32::from_le_bytes(stored_sum)
+            )));
         }
         if format == TableFormat::Zstd && offset != table_start {
             return Err(bad(format!(
@@ -564,6 +600,26 @@ mod tests {
             SeekTable::read_from(&file[..], file.len() as u64).unwrap(),
             Some(l)
         );
+    }
+
+    #[test]
+    fn a_damaged_lz4_entry_is_found_by_the_table_checksum() {
+        let mut t = SeekTable::new(TableFormat::Lz4, true);
+        t.push_frame(0, 100, 1000, Some(1)).unwrap();
+        t.push_frame(100, 100, 1000, Some(2)).unwrap();
+        let good = file_with(&t);
+        let first = good.len() - 9 - 2 * 21;
+        // Entry 0's decoded size, one more: every later entry would move.
+        let mut f = good.clone();
+        f[first + 12] ^= 1;
+        let e = SeekTable::read_from(&f[..], f.len() as u64).unwrap_err();
+        assert!(e.to_string().contains("damaged"), "{e}");
+        // A damaged checksum is found as well.
+        let mut f = good;
+        let n = f.len();
+        f[first - 4] ^= 0x40;
+        let e = SeekTable::read_from(&f[..], n as u64).unwrap_err();
+        assert!(e.to_string().contains("damaged"), "{e}");
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Decoding one table entry: a whole LZ4 or zstd frame, or one block of an
 //! LZ4 frame of independent blocks.
 
-use super::table::{Entry, EntryKind, TableFormat};
+use super::table::{Entry, EntryKind, MAX_ENTRY_SIZE, TableFormat};
 use crate::error::{Error, Result};
 use crate::lz4::block;
 use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
 use crate::lz4::frame::{self, BlockMode};
 use crate::zstd;
+use std::io::Read;
 use xxhash_rust::{xxh32::xxh32, xxh64::xxh64};
 
 /// The largest LZ4 block.
@@ -67,7 +68,7 @@ fn decode_zstd(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u
         let size = comp
             .get(4..8)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-        if size.map(|s| s as usize + 8) != Some(comp.len()) {
+        if size.map(|s| u64::from(s) + 8) != Some(comp.len() as u64) {
             return Err(malformed(format!(
                 "a skippable frame of {} bytes in the table's place for one of {} bytes",
                 size.map_or(0, |s| s as u64 + 8),
@@ -85,7 +86,34 @@ fn decode_zstd(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u
             let got = decoder.decompress_into(comp, out)?;
             out.truncate(got);
         }
-        None => *out = decoder.decompress(comp)?,
+        None => {
+            // Streaming, so that what is held is what the frame decodes
+            // to, up to the most an entry may hold (one more byte: too much).
+            let window = zstd::DecodeOptions::new()
+                .verify_checksums(verify)
+                .window_log_max(MAX_ENTRY_SIZE.trailing_zeros());
+            let stream =
+                zstd::FrameDecoder::with_decoder(comp, zstd::Decoder::for_cpu().options(window));
+            capped(stream, MAX_ENTRY_SIZE, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Read `stream` into `out`, but no more than `cap` bytes: more is
+/// [`Error::NotSeekable`] (an entry cannot be that large).
+fn capped(stream: impl Read, cap: u64, out: &mut Vec<u8>) -> Result<()> {
+    out.clear();
+    stream
+        .take(cap + 1)
+        .read_to_end(out)
+        .map_err(Error::from_io)?;
+    if out.len() as u64 > cap {
+        return Err(Error::NotSeekable {
+            reason: format!(
+                "a frame decodes to more than {cap} bytes, too large for one entry (rewrite the file with `lzkit --seekable`)"
+            ),
+        });
     }
     Ok(())
 }
@@ -224,19 +252,17 @@ fn too_long(total: u32) -> Error {
 
 /// Any LZ4 frame, through the frame decoder.
 fn general_lz4(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u8>) -> Result<()> {
-    let data = frame::decompress_with(
-        comp,
-        &frame::DecodeOptions::new()
-            .threads(1)
-            .verify_checksums(verify),
-    )?;
-    if let Some(n) = expected
-        && data.len() as u64 > u64::from(n)
-    {
-        return Err(too_long(n));
+    let opts = frame::DecodeOptions::new()
+        .threads(1)
+        .verify_checksums(verify);
+    let stream = frame::FrameDecoder::with_options(comp, &opts);
+    match expected {
+        Some(n) => match capped(stream, u64::from(n), out) {
+            Err(Error::NotSeekable { .. }) => Err(too_long(n)),
+            other => other,
+        },
+        None => capped(stream, MAX_ENTRY_SIZE, out),
     }
-    *out = data;
-    Ok(())
 }
 
 fn decode_lz4_block(
