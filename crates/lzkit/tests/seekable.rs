@@ -33,8 +33,8 @@
 use lzkit::Error;
 use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameKind, FrameOptions};
 use lzkit::seekable::{
-    self, EntryKind, FOOTER_LEN, LZ4_FOOTER_MAGIC, LZ4_TABLE_MAGIC, Locked, MAX_ENTRY_SIZE, ReadAt,
-    ReaderOptions, SeekTable, SeekableReader, SeekableWriter, TableFormat, WriteOptions,
+    self, Entry, EntryKind, FOOTER_LEN, LZ4_FOOTER_MAGIC, LZ4_TABLE_MAGIC, Locked, MAX_ENTRY_SIZE,
+    ReadAt, ReaderOptions, SeekTable, SeekableReader, SeekableWriter, TableFormat, WriteOptions,
     ZSTD_FOOTER_MAGIC, ZSTD_TABLE_MAGIC,
 };
 use lzkit_testkit::zstd_ref::{self, Settings};
@@ -313,7 +313,7 @@ fn check_writer_table(table: &SeekTable, file: &[u8], orig: &[u8], chunk: usize,
             e.checksum,
             table
                 .has_checksums()
-                .then(|| xxhash_rust::xxh64::xxh64(&orig[start..start + size], 0) as u32),
+                .then(|| entry_sum(&table, file, e, &orig[start..start + size])),
             "{what}: entry {i}'s checksum"
         );
     }
@@ -976,9 +976,7 @@ fn check_lz4_entries(table: &SeekTable, file: &[u8], content: &[u8], what: &str)
         let d = &content[e.decompressed_offset as usize..e.decompressed_end() as usize];
         assert_eq!(
             e.checksum,
-            table
-                .has_checksums()
-                .then(|| xxhash_rust::xxh64::xxh64(d, 0) as u32),
+            table.has_checksums().then(|| entry_sum(table, file, e, d)),
             "{what}: entry {i}'s checksum"
         );
     }
@@ -1290,6 +1288,17 @@ fn files_without_a_table_are_scanned_or_refused() {
 // ---------------------------------------------------------------------------
 // Hostile tables.
 // ---------------------------------------------------------------------------
+
+/// The checksum entry `e` of `table` must have: the low 32 bits of the
+/// XXH64 of its bytes in `file` (LZ4 tables) or of its decoded bytes
+/// `decoded` (zstd tables).
+fn entry_sum(table: &SeekTable, file: &[u8], e: &Entry, decoded: &[u8]) -> u32 {
+    let of = match table.format() {
+        TableFormat::Lz4 => &file[e.compressed_offset as usize..e.compressed_end() as usize],
+        TableFormat::Zstd => decoded,
+    };
+    xxhash_rust::xxh64::xxh64(of, 0) as u32
+}
 
 /// Where entry `i` of `table` (at the end of `file`) starts in the file.
 fn entry_at(file: &[u8], table: &SeekTable, i: usize) -> usize {

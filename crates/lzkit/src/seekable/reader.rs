@@ -3,7 +3,7 @@
 use super::scan;
 use super::source::{Locked, ReadAt};
 use super::table::SeekTable;
-use super::unit::decode_entry;
+use super::unit::{decode_entry, decode_piece};
 use crate::error::{Error, Result};
 use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -32,7 +32,7 @@ impl Default for ReaderOptions {
 
 impl ReaderOptions {
     /// Scan a file without a table (default: yes), a cache of 4 decoded
-    /// entries, checksums verified.
+    /// pieces, checksums verified.
     pub const fn new() -> Self {
         ReaderOptions {
             scan: true,
@@ -49,7 +49,9 @@ impl ReaderOptions {
         self
     }
 
-    /// How many decoded entries to keep (at least 1).
+    /// How many decoded pieces to keep (at least 1): whole entries, or
+    /// single blocks of LZ4 frames (a read decodes only the block it needs
+    /// where the table's checksum covers the frame's bytes).
     pub const fn cache_entries(mut self, n: usize) -> Self {
         self.cache_entries = if n == 0 { 1 } else { n };
         self
@@ -66,12 +68,19 @@ impl ReaderOptions {
 
 /// Decoded entries, most recently used last.
 struct Cache {
-    slots: Vec<(usize, Arc<Vec<u8>>)>,
+    /// Entry index, where the decoded part starts in the entry (0 for a
+    /// whole entry; a block's start for one block of an LZ4 frame), the
+    /// decoded bytes.
+    slots: Vec<(usize, u64, Arc<Vec<u8>>)>,
     /// Buffers of evicted entries nobody holds any more, for reuse.
     spare: Vec<Vec<u8>>,
     /// Buffers for compressed bytes, for reuse (a fresh one costs a page
     /// fault per 4 KiB).
     comp: Vec<Vec<u8>>,
+    /// The bytes of the entry read last, checked: the next block of the
+    /// same LZ4 frame is decoded from them without reading or checking
+    /// them again.
+    checked: Option<(usize, Vec<u8>)>,
 }
 
 /// Random access to the decoded content of an LZ4 or zstd file with a seek
@@ -159,6 +168,7 @@ impl<S: ReadAt> SeekableReader<S> {
                 slots: Vec::new(),
                 spare: Vec::new(),
                 comp: Vec::new(),
+                checked: None,
             }),
             pos: 0,
         }
@@ -189,57 +199,67 @@ impl<S: ReadAt> SeekableReader<S> {
         &self.src
     }
 
-    /// Entry `index`, decoded (from the cache, or read and decoded now).
-    fn entry(&self, index: usize) -> Result<Arc<Vec<u8>>> {
-        let (spare, mut comp) = {
+    /// The decoded part of entry `index` that holds its byte `at` (from
+    /// the cache, or read and decoded now), and where the part starts in
+    /// the entry.
+    fn piece(&self, index: usize, at: u64) -> Result<(Arc<Vec<u8>>, u64)> {
+        let holds = |s: &(usize, u64, Arc<Vec<u8>>)| {
+            s.0 == index && s.1 <= at && at - s.1 < s.2.len() as u64
+        };
+        let (spare, mut comp, checked) = {
             let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(i) = cache.slots.iter().position(|s| s.0 == index) {
+            if let Some(i) = cache.slots.iter().position(holds) {
                 let slot = cache.slots.remove(i);
-                let data = Arc::clone(&slot.1);
+                let found = (Arc::clone(&slot.2), slot.1);
                 cache.slots.push(slot);
-                return Ok(data);
+                return Ok(found);
             }
-            (
-                cache.spare.pop().unwrap_or_default(),
-                cache.comp.pop().unwrap_or_default(),
-            )
+            let (comp, checked) = match cache.checked.take() {
+                Some((i, comp)) if i == index => (comp, true),
+                Some((_, comp)) => (comp, false),
+                None => (cache.comp.pop().unwrap_or_default(), false),
+            };
+            (cache.spare.pop().unwrap_or_default(), comp, checked)
         };
         let e = &self.table.entries()[index];
-        // Every byte up to the entry's size is read over.
-        comp.resize(e.compressed_size as usize, 0);
         let mut out = spare;
-        let decoded = self
-            .src
-            .read_exact_at(&mut comp, e.compressed_offset)
-            .map_err(Error::Io)
-            .and_then(|()| {
-                decode_entry(
-                    self.table.format(),
-                    index,
-                    e,
-                    &comp,
-                    self.opts.verify,
-                    &mut out,
-                )
-            });
+        let read = if checked {
+            Ok(())
+        } else {
+            // Every byte up to the entry's size is read over.
+            comp.resize(e.compressed_size as usize, 0);
+            self.src
+                .read_exact_at(&mut comp, e.compressed_offset)
+                .map_err(Error::Io)
+        };
+        let decoded = read.and_then(|()| {
+            let (format, verify) = (self.table.format(), self.opts.verify);
+            decode_piece(format, index, e, &comp, verify, checked, at, &mut out)
+        });
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.comp.len() < 2 {
+        if decoded.is_ok() {
+            if let Some((_, old)) = cache.checked.replace((index, comp))
+                && cache.comp.len() < 2
+            {
+                cache.comp.push(old);
+            }
+        } else if cache.comp.len() < 2 {
             cache.comp.push(comp);
         }
-        decoded?;
+        let start = decoded?;
         let data = Arc::new(out);
-        if !cache.slots.iter().any(|s| s.0 == index) {
+        if !cache.slots.iter().any(holds) {
             if cache.slots.len() >= self.opts.cache_entries {
-                let (_, old) = cache.slots.remove(0);
+                let (_, _, old) = cache.slots.remove(0);
                 if let Ok(buf) = Arc::try_unwrap(old)
                     && cache.spare.len() < 2
                 {
                     cache.spare.push(buf);
                 }
             }
-            cache.slots.push((index, Arc::clone(&data)));
+            cache.slots.push((index, start, Arc::clone(&data)));
         }
-        Ok(data)
+        Ok((data, start))
     }
 
     /// Read decoded bytes from `offset` into `buf`: as many as `buf` holds,
@@ -258,8 +278,8 @@ impl<S: ReadAt> SeekableReader<S> {
                 break;
             };
             let e = self.table.entries()[index];
-            let data = self.entry(index)?;
-            let from = (at - e.decompressed_offset) as usize;
+            let (data, start) = self.piece(index, at - e.decompressed_offset)?;
+            let from = (at - e.decompressed_offset - start) as usize;
             let n = (data.len() - from).min(buf.len() - done);
             buf[done..done + n].copy_from_slice(&data[from..from + n]);
             done += n;
@@ -280,9 +300,10 @@ impl<S: ReadAt> SeekableReader<S> {
                 break;
             };
             let e = self.table.entries()[index];
-            let data = self.entry(index)?;
-            let from = (at - e.decompressed_offset) as usize;
-            let to = (end - e.decompressed_offset).min(data.len() as u64) as usize;
+            let (data, start) = self.piece(index, at - e.decompressed_offset)?;
+            let base = e.decompressed_offset + start;
+            let from = (at - base) as usize;
+            let to = (end - base).min(data.len() as u64) as usize;
             w.write_all(&data[from..to])?;
             at += (to - from) as u64;
         }

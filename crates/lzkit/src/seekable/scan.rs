@@ -206,7 +206,7 @@ fn scan_lz4<S: ReadAt + ?Sized>(src: &S, len: u64, checksums: bool) -> Result<Se
             continue;
         }
         let d = entry_size(out.len() as u64, "frame", f.offset)?;
-        table.push_frame(f.offset, c, d, checksums.then(|| entry_checksum(&out)))?;
+        table.push_frame(f.offset, c, d, checksums.then(|| entry_checksum(&comp)))?;
     }
     Ok(table)
 }
@@ -252,7 +252,7 @@ fn index_blocks<S: ReadAt + ?Sized>(
             pos,
             c as u32,
             out.len() as u32,
-            checksums.then(|| entry_checksum(out)),
+            checksums.then(|| entry_checksum(comp)),
             kind,
         )?;
         pos += c as u64;

@@ -21,8 +21,11 @@
 //!   name their offsets, so they can point inside a frame (like ClickHouse
 //!   marks) and skip frames that hold no data.
 //!
-//! All integers are little-endian. A checksum is the low 32 bits of the
-//! XXH64 (seed 0) of the entry's decoded bytes, as zstd's format says.
+//! All integers are little-endian. A checksum is the low 32 bits of an
+//! XXH64 (seed 0): in zstd tables of the entry's decoded bytes, as zstd's
+//! format says; in LZ4 tables of the entry's bytes in the file (the frame
+//! or block as stored), so that they are checked before decoding and a
+//! read that needs one block of a frame need not decode the others.
 
 use super::source::ReadAt;
 use crate::error::{Error, Result};
@@ -116,8 +119,8 @@ pub struct Entry {
     pub decompressed_offset: u64,
     /// How many bytes it decodes to.
     pub decompressed_size: u32,
-    /// Low 32 bits of the XXH64 of its decoded bytes, if the table has
-    /// checksums.
+    /// Low 32 bits of the XXH64 of its decoded bytes (zstd tables) or of
+    /// its bytes in the file (LZ4 tables), if the table has checksums.
     pub checksum: Option<u32>,
     /// A whole frame or one block of one.
     pub kind: EntryKind,

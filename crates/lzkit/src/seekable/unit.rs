@@ -13,7 +13,8 @@ use xxhash_rust::{xxh32::xxh32, xxh64::xxh64};
 /// The largest LZ4 block.
 const LZ4_BLOCK_MAX: usize = 4 << 20;
 
-/// The checksum a table stores for decoded bytes.
+/// The checksum a table stores: the low 32 bits of the XXH64 of an LZ4
+/// entry's bytes in the file, or of a zstd entry's decoded bytes.
 pub(crate) fn entry_checksum(data: &[u8]) -> u32 {
     xxh64(data, 0) as u32
 }
@@ -314,11 +315,41 @@ fn decode_lz4_block(
     Ok(())
 }
 
+/// Check entry `index`'s stored checksum against `computed`.
+fn check_sum(index: usize, e: &Entry, computed: u32, of: &str) -> Result<()> {
+    match e.checksum {
+        Some(stored) if stored != computed => Err(Error::SeekTable {
+            reason: format!(
+                "entry {index} at byte {}: checksum {computed:#010x} of its {of}, the table says {stored:#010x}",
+                e.compressed_offset
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Decode entry `index` (`e`, whose bytes are `comp`) into `out` and check
 /// it against the table: its decoded size and, if `verify` and the table
-/// has them, its checksum (the unit's own checksums are checked instead
-/// when the table has none).
+/// has them, its checksum (of its bytes in the file for LZ4 tables, checked
+/// before decoding; of its decoded bytes for zstd tables, as zstd's format
+/// says). The unit's own checksums are checked instead when the table has
+/// none.
 pub(crate) fn decode_entry(
+    format: TableFormat,
+    index: usize,
+    e: &Entry,
+    comp: &[u8],
+    verify: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    if verify && format == TableFormat::Lz4 {
+        check_sum(index, e, entry_checksum(comp), "bytes")?;
+    }
+    decode_checked(format, index, e, comp, verify, out)
+}
+
+/// [`decode_entry`] once an LZ4 entry's bytes are checked.
+fn decode_checked(
     format: TableFormat,
     index: usize,
     e: &Entry,
@@ -335,7 +366,18 @@ pub(crate) fn decode_entry(
         verify_own,
         out,
     )
-    .map_err(|err| match err {
+    .map_err(|err| in_entry(index, e, err))?;
+    if out.len() != e.decompressed_size as usize {
+        return Err(size_mismatch(index, e, out.len()));
+    }
+    if verify && format == TableFormat::Zstd {
+        check_sum(index, e, entry_checksum(out), "decoded bytes")?;
+    }
+    Ok(())
+}
+
+fn in_entry(index: usize, e: &Entry, err: Error) -> Error {
+    match err {
         Error::SeekTable { reason } => Error::SeekTable {
             reason: format!("entry {index} at byte {}: {reason}", e.compressed_offset),
         },
@@ -344,27 +386,128 @@ pub(crate) fn decode_entry(
             at: e.compressed_offset,
             source: Box::new(other),
         },
-    })?;
-    if out.len() != e.decompressed_size as usize {
+    }
+}
+
+fn size_mismatch(index: usize, e: &Entry, got: usize) -> Error {
+    Error::SeekTable {
+        reason: format!(
+            "entry {index} at byte {} decodes to {got} bytes, the table says {}",
+            e.compressed_offset, e.decompressed_size
+        ),
+    }
+}
+
+/// The blocks of an LZ4 frame that can be decoded one by one: independent,
+/// no dictionary, the content size the table says, every block but the
+/// last full. Each: where its data starts in the entry, its length, and
+/// whether it is stored.
+struct Blocks {
+    size: usize,
+    list: Vec<(usize, usize, bool)>,
+}
+
+/// The layout of the LZ4 frame `comp`, if it decodes block by block (see
+/// [`Blocks`]); `None` if it does not (it is then decoded whole, which
+/// reports what is wrong with it, if anything).
+fn lz4_blocks(comp: &[u8], decoded: u32) -> Option<Blocks> {
+    if comp.get(..4).map(le32) != Some(frame::MAGIC) {
+        return None;
+    }
+    let desc_len = Header::descriptor_len(*comp.get(4)?);
+    let h = Header::parse(comp.get(4..4 + desc_len.min(MAX_DESCRIPTOR_LEN))?, 0).ok()?;
+    if h.block_mode != BlockMode::Independent
+        || h.dict_id.is_some()
+        || h.content_size != Some(u64::from(decoded))
+    {
+        return None;
+    }
+    let size = h.block_size.bytes();
+    let count = (decoded as usize).div_ceil(size);
+    if count < 2 {
+        return None;
+    }
+    let mut list = Vec::with_capacity(count);
+    let mut pos = 4 + desc_len;
+    loop {
+        let word = comp.get(pos..pos + 4).map(le32)?;
+        pos += 4;
+        match BlockHeader::parse(word, size).ok()? {
+            BlockHeader::End => break,
+            BlockHeader::Data { len, stored } => {
+                if list.len() == count {
+                    return None;
+                }
+                list.push((pos, len, stored));
+                pos += len + if h.block_checksum { 4 } else { 0 };
+            }
+        }
+    }
+    pos += if h.content_checksum { 4 } else { 0 };
+    (list.len() == count && pos == comp.len()).then_some(Blocks { size, list })
+}
+
+/// Decode the part of entry `index` that holds its decoded byte `want`:
+/// for an LZ4 frame of independent blocks whose bytes the table's checksum
+/// covers (or with `verify` off), only the block holding it; otherwise the
+/// whole entry (as [`decode_entry`]). `checked`: `comp` was checked
+/// against the table already (by an earlier call for the same entry).
+/// Returns where the decoded part starts in the entry. A block that
+/// decodes to another length than its place in the frame is an error.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decode_piece(
+    format: TableFormat,
+    index: usize,
+    e: &Entry,
+    comp: &[u8],
+    verify: bool,
+    checked: bool,
+    want: u64,
+    out: &mut Vec<u8>,
+) -> Result<u64> {
+    if format != TableFormat::Lz4 || e.kind != EntryKind::Frame || (verify && e.checksum.is_none())
+    {
+        decode_entry(format, index, e, comp, verify, out)?;
+        return Ok(0);
+    }
+    if verify && !checked {
+        check_sum(index, e, entry_checksum(comp), "bytes")?;
+    }
+    let Some(blocks) = lz4_blocks(comp, e.decompressed_size) else {
+        decode_checked(format, index, e, comp, verify, out)?;
+        return Ok(0);
+    };
+    let k = (want as usize / blocks.size).min(blocks.list.len() - 1);
+    let start = k * blocks.size;
+    let expected = blocks.size.min(e.decompressed_size as usize - start);
+    let (pos, len, stored) = blocks.list[k];
+    let data = &comp[pos..pos + len];
+    let n = if stored {
+        out.clear();
+        out.extend_from_slice(data);
+        data.len()
+    } else {
+        prepare(out, expected)?;
+        block::decompress_into(data, out).map_err(|err| {
+            in_entry(
+                index,
+                e,
+                Error::Block {
+                    index: k as u64,
+                    at: (pos - 4) as u64,
+                    source: Box::new(err),
+                },
+            )
+        })?
+    };
+    if n != expected {
         return Err(Error::SeekTable {
             reason: format!(
-                "entry {index} at byte {} decodes to {} bytes, the table says {}",
-                e.compressed_offset,
-                out.len(),
-                e.decompressed_size
+                "entry {index} at byte {}: block {k} decodes to {n} bytes, its place in the frame holds {expected}",
+                e.compressed_offset
             ),
         });
     }
-    if verify && let Some(stored) = e.checksum {
-        let computed = entry_checksum(out);
-        if computed != stored {
-            return Err(Error::SeekTable {
-                reason: format!(
-                    "entry {index} at byte {}: checksum {computed:#010x} of its decoded bytes, the table says {stored:#010x}",
-                    e.compressed_offset
-                ),
-            });
-        }
-    }
-    Ok(())
+    out.truncate(n);
+    Ok(start as u64)
 }

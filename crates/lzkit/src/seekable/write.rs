@@ -41,8 +41,9 @@ pub struct WriteOptions {
 impl WriteOptions {
     /// LZ4 frames with `frame`'s level, checksums and block mode, 1 MiB
     /// chunks, table checksums, one thread. Each frame stores its content
-    /// size, and its block size is the smallest that holds a chunk (or
-    /// `frame`'s, if smaller).
+    /// size; its blocks are of the smallest size that holds a chunk, at
+    /// most 256 KiB ([`MAX_LZ4_BLOCK`]: a read of a few bytes decodes one
+    /// block), or `frame`'s if smaller.
     pub fn lz4(frame: FrameOptions) -> WriteOptions {
         WriteOptions {
             codec: Codec::Lz4(frame),
@@ -135,18 +136,18 @@ impl WriteOptions {
     }
 }
 
-/// The smallest LZ4 block size that holds `chunk` bytes, or `user`'s if
-/// that is smaller.
+/// The largest block in a seekable LZ4 frame: a read decodes one block,
+/// not the whole chunk (256 KiB blocks cost about 0.5% of ratio against 1
+/// MiB ones, for a quarter of the work per read).
+pub const MAX_LZ4_BLOCK: BlockSize = BlockSize::Max256KB;
+
+/// The LZ4 block size of a chunk of `chunk` bytes: the smallest that holds
+/// it, at most [`MAX_LZ4_BLOCK`], or `user`'s if that is smaller.
 fn lz4_block_size(chunk: usize, user: BlockSize) -> BlockSize {
-    let fit = [
-        BlockSize::Max64KB,
-        BlockSize::Max256KB,
-        BlockSize::Max1MB,
-        BlockSize::Max4MB,
-    ]
-    .into_iter()
-    .find(|b| b.bytes() >= chunk)
-    .unwrap_or(BlockSize::Max4MB);
+    let fit = [BlockSize::Max64KB, BlockSize::Max256KB]
+        .into_iter()
+        .find(|b| b.bytes() >= chunk)
+        .unwrap_or(MAX_LZ4_BLOCK);
     if fit.bytes() < user.bytes() {
         fit
     } else {
@@ -173,11 +174,15 @@ fn compress_chunk(codec: &Codec, chunk: &[u8], checksum: bool) -> Done {
     if frame.len() as u64 > u64::from(u32::MAX) {
         return Err(Error::InvalidOptions("a compressed chunk exceeds 4 GiB"));
     }
-    Ok((
-        frame,
-        chunk.len() as u32,
-        checksum.then(|| entry_checksum(chunk)),
-    ))
+    // An LZ4 table's checksum covers the frame's bytes (checked before
+    // decoding, and without decoding the whole chunk); zstd's format says
+    // the decoded bytes.
+    let sum = checksum.then(|| match codec {
+        Codec::Lz4(_) => entry_checksum(&frame),
+        #[cfg(feature = "zstd-compress")]
+        Codec::Zstd(_) => entry_checksum(chunk),
+    });
+    Ok((frame, chunk.len() as u32, sum))
 }
 
 /// A seekable file writer: content written to it is cut into chunks, each
