@@ -313,7 +313,7 @@ fn check_writer_table(table: &SeekTable, file: &[u8], orig: &[u8], chunk: usize,
             e.checksum,
             table
                 .has_checksums()
-                .then(|| entry_sum(&table, file, e, &orig[start..start + size])),
+                .then(|| entry_sum(table, file, e, &orig[start..start + size])),
             "{what}: entry {i}'s checksum"
         );
     }
