@@ -89,7 +89,7 @@ for chunk in 64K 256K 1M 4M; do
     size=$(stat -c %s "$work/s")
     frames=$("$lzkit" --list "$work/s" | sed -n 's/.*seek table: \([0-9]*\) .*/\1/p')
     if [ $fmt = lz4 ]; then entry=21; base=$plain_lz4; else entry=12; base=$plain_zstd; fi
-    table=$((8 + frames * entry + 9))
+    table=$((8 + frames * entry + 9)); [ $fmt = lz4 ] && table=$((table + 4))
     vs_linked=-; [ $fmt = lz4 ] && vs_linked=$(printf '%+.2f%%' "$(echo "($size / $linked_lz4 - 1) * 100" | bc -l)")
     printf '  %-6s %-5s %12d %+9.2f%% %10s %12d %8.4f%%\n' $chunk $fmt "$size" \
       "$(echo "($size / $base - 1) * 100" | bc -l)" "$vs_linked" "$table" \

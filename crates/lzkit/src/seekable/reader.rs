@@ -338,6 +338,10 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
             return Ok(written);
         }
         // Jobs of at least 1 MiB of output: several small entries to a job.
+        // Buffers go round (a fresh one costs a page fault per 4 KiB, which
+        // would cost as much as decoding into it).
+        let outs = Buffers::default();
+        let comps = Buffers::default();
         let mut queue: Ordered<Result<Vec<u8>>> = Ordered::new(threads);
         let max_in_flight = threads * IN_FLIGHT_PER_THREAD;
         let mut i = 0usize;
@@ -354,20 +358,27 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                 let job = entries[first..i]
                     .iter()
                     .map(|e| {
-                        let mut comp = vec![0u8; e.compressed_size as usize];
+                        let mut comp = comps.take();
+                        comp.resize(e.compressed_size as usize, 0);
                         self.src.read_exact_at(&mut comp, e.compressed_offset)?;
                         Ok((*e, comp))
                     })
                     .collect::<io::Result<Vec<_>>>()?;
+                let (outs, comps) = (outs.clone(), comps.clone());
                 queue.submit(move || {
-                    let mut all = Vec::new();
-                    for (k, (e, comp)) in job.iter().enumerate() {
-                        let mut out = Vec::new();
-                        decode_entry(format, first + k, e, comp, verify, &mut out)?;
-                        if all.is_empty() {
-                            all = out;
-                        } else {
-                            all.extend_from_slice(&out);
+                    let mut all = outs.take();
+                    let mut piece = Vec::new();
+                    let single = job.len() == 1;
+                    if !single {
+                        all.clear();
+                    }
+                    for (k, (e, comp)) in job.into_iter().enumerate() {
+                        let out = if single { &mut all } else { &mut piece };
+                        let decoded = decode_entry(format, first + k, &e, &comp, verify, out);
+                        comps.give(comp);
+                        decoded?;
+                        if !single {
+                            all.extend_from_slice(&piece);
                         }
                     }
                     Ok(all)
@@ -377,9 +388,32 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                 let data = result?;
                 w.write_all(&data)?;
                 written += data.len() as u64;
+                outs.give(data);
             }
         }
         Ok(written)
+    }
+}
+
+/// Buffers shared by the jobs of [`SeekableReader::decode_all`], for reuse.
+#[derive(Clone, Default)]
+struct Buffers(Arc<Mutex<Vec<Vec<u8>>>>);
+
+impl Buffers {
+    /// A buffer: one used before, or a new one.
+    fn take(&self) -> Vec<u8> {
+        let mut all = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        all.pop().unwrap_or_default()
+    }
+
+    /// Keep `buf` for a later job (a few at most). Its bytes stay: every
+    /// user overwrites what it keeps (a decoder's output is cut to what it
+    /// wrote), and writing over them costs no page faults.
+    fn give(&self, buf: Vec<u8>) {
+        let mut all = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if all.len() < 16 {
+            all.push(buf);
+        }
     }
 }
 
