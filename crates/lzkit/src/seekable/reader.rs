@@ -5,8 +5,11 @@ use super::source::{Locked, ReadAt};
 use super::table::SeekTable;
 use super::unit::{decode_entry, decode_piece};
 use crate::error::{Error, Result};
-use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
+use crate::pool::effective_threads;
+use std::collections::BTreeMap;
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::Condvar;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// How a [`SeekableReader`] opens a file and reads it.
@@ -320,79 +323,136 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
     /// As [`SeekableReader::read_at`], for the first entry that fails in
     /// file order, and the writer's errors.
     pub fn decode_all<W: Write>(&self, mut w: W, threads: usize) -> Result<u64> {
-        let threads = effective_threads(threads);
-        let format = self.table.format();
-        let verify = self.opts.verify;
+        let threads = if cfg!(feature = "parallel") {
+            effective_threads(threads)
+        } else {
+            1
+        };
         let entries = self.table.entries();
-        let mut written = 0u64;
         if threads <= 1 {
             let mut comp = Vec::new();
             let mut out = Vec::new();
-            for (i, e) in entries.iter().enumerate() {
-                comp.resize(e.compressed_size as usize, 0);
-                self.src.read_exact_at(&mut comp, e.compressed_offset)?;
-                decode_entry(format, i, e, &comp, verify, &mut out)?;
+            let mut written = 0u64;
+            for i in 0..entries.len() {
+                self.decode_into(i, &mut comp, &mut out)?;
                 w.write_all(&out)?;
                 written += out.len() as u64;
             }
             return Ok(written);
         }
-        // Jobs of at least 1 MiB of output: several small entries to a job.
-        // Buffers go round (a fresh one costs a page fault per 4 KiB, which
-        // would cost as much as decoding into it).
+        // Jobs of at least 1 MiB of output (several small entries to a
+        // job), read and decoded by the workers, written here in order.
+        let mut jobs = Vec::new();
+        let mut first = 0;
+        while first < entries.len() {
+            let mut end = first;
+            let mut out_len = 0u64;
+            while end < entries.len() && (end == first || out_len < JOB_BYTES) {
+                out_len += u64::from(entries[end].decompressed_size);
+                end += 1;
+            }
+            jobs.push(first..end);
+            first = end;
+        }
+        // Jobs done ahead of the writer: enough that workers seldom wait
+        // (each wait is a sleep and a wake-up), few enough that memory
+        // stays at a few MiB per thread.
+        let max_in_flight = threads * 4;
+        let next = AtomicUsize::new(0);
+        let state = Mutex::new(Progress {
+            done: BTreeMap::new(),
+            written_jobs: 0,
+            stop: false,
+        });
+        // Workers wait for room (the writer falling behind), the writer for
+        // the next job's result.
+        let room = Condvar::new();
+        let ready = Condvar::new();
+        // Buffers go round: a fresh one costs a page fault per 4 KiB, about
+        // as much as decoding into it.
         let outs = Buffers::default();
         let comps = Buffers::default();
-        let mut queue: Ordered<Result<Vec<u8>>> = Ordered::new(threads);
-        let max_in_flight = threads * IN_FLIGHT_PER_THREAD;
-        let mut i = 0usize;
-        while i < entries.len() || queue.len() > 0 {
-            while i < entries.len() && queue.len() < max_in_flight {
-                let first = i;
-                let mut out_len = 0u64;
-                while i < entries.len() && (i == first || out_len < JOB_BYTES) {
-                    out_len += u64::from(entries[i].decompressed_size);
-                    i += 1;
-                }
-                // Each entry's own bytes: an LZ4 table's entries may have
-                // gaps between them, which are not read.
-                let job = entries[first..i]
-                    .iter()
-                    .map(|e| {
+        let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(jobs.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(range) = jobs.get(j) else { return };
+                        {
+                            let mut st = lock();
+                            while !st.stop && j >= st.written_jobs + max_in_flight {
+                                st = room.wait(st).unwrap_or_else(PoisonError::into_inner);
+                            }
+                            if st.stop {
+                                return;
+                            }
+                        }
                         let mut comp = comps.take();
-                        comp.resize(e.compressed_size as usize, 0);
-                        self.src.read_exact_at(&mut comp, e.compressed_offset)?;
-                        Ok((*e, comp))
-                    })
-                    .collect::<io::Result<Vec<_>>>()?;
-                let (outs, comps) = (outs.clone(), comps.clone());
-                queue.submit(move || {
-                    let mut all = outs.take();
-                    let mut piece = Vec::new();
-                    let single = job.len() == 1;
-                    if !single {
-                        all.clear();
-                    }
-                    for (k, (e, comp)) in job.into_iter().enumerate() {
-                        let out = if single { &mut all } else { &mut piece };
-                        let decoded = decode_entry(format, first + k, &e, &comp, verify, out);
+                        let result = range
+                            .clone()
+                            .map(|i| {
+                                let mut out = outs.take();
+                                self.decode_into(i, &mut comp, &mut out).map(|()| out)
+                            })
+                            .collect::<Result<Vec<_>>>();
                         comps.give(comp);
-                        decoded?;
-                        if !single {
-                            all.extend_from_slice(&piece);
+                        let mut st = lock();
+                        let wanted = j == st.written_jobs;
+                        st.done.insert(j, result);
+                        if wanted {
+                            ready.notify_one();
                         }
                     }
-                    Ok(all)
                 });
             }
-            if let Some(result) = queue.next(true) {
-                let data = result?;
-                w.write_all(&data)?;
-                written += data.len() as u64;
-                outs.give(data);
+            let mut written = 0u64;
+            let result = (|| {
+                for j in 0..jobs.len() {
+                    let pieces = {
+                        let mut st = lock();
+                        loop {
+                            if let Some(r) = st.done.remove(&j) {
+                                break r;
+                            }
+                            st = ready.wait(st).unwrap_or_else(PoisonError::into_inner);
+                        }
+                    }?;
+                    for out in pieces {
+                        w.write_all(&out)?;
+                        written += out.len() as u64;
+                        outs.give(out);
+                    }
+                    lock().written_jobs = j + 1;
+                    room.notify_all();
+                }
+                Ok(written)
+            })();
+            if result.is_err() {
+                lock().stop = true;
+                room.notify_all();
             }
-        }
-        Ok(written)
+            result
+        })
     }
+
+    /// Read and decode entry `i` into `out`, with `comp` for its bytes.
+    fn decode_into(&self, i: usize, comp: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<()> {
+        let e = &self.table.entries()[i];
+        comp.resize(e.compressed_size as usize, 0);
+        self.src.read_exact_at(comp, e.compressed_offset)?;
+        decode_entry(self.table.format(), i, e, comp, self.opts.verify, out)
+    }
+}
+
+/// What the workers of [`SeekableReader::decode_all`] and its writer share.
+struct Progress {
+    /// Results of jobs done and not yet written, by job number.
+    done: BTreeMap<usize, Result<Vec<Vec<u8>>>>,
+    /// Jobs written: workers run at most so many jobs ahead.
+    written_jobs: usize,
+    /// The writer stopped (an error): workers stop too.
+    stop: bool,
 }
 
 /// Buffers shared by the jobs of [`SeekableReader::decode_all`], for reuse.
@@ -417,7 +477,8 @@ impl Buffers {
     }
 }
 
-/// Output of one parallel job, at least (entries are not split).
+/// Output of one parallel job, at least (entries are not split): few
+/// enough jobs that waking threads costs little.
 const JOB_BYTES: u64 = 1 << 20;
 
 impl<R: Read + Seek> SeekableReader<Locked<R>> {
