@@ -120,10 +120,91 @@ impl<R: Read> Counted<R> {
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn list_frames<R: Read>(r: R) -> Result<Vec<FrameInfo>> {
+    walk(r, usize::MAX)
+}
+
+/// The first frame of a stream (`None` if it is empty), read as
+/// [`list_frames`] reads every frame; the rest of the stream is not read
+/// (a legacy frame ends at the next magic number, which is read).
+/// `compressed_size` says where the next frame starts.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+/// let one = frame::compress(b"first", &FrameOptions::new());
+/// let two = [one.clone(), b"anything after".to_vec()].concat();
+/// let f = frame::first_frame(&two[..])?.unwrap();
+/// assert_eq!(f.compressed_size, one.len() as u64);
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn first_frame<R: Read>(r: R) -> Result<Option<FrameInfo>> {
+    Ok(walk(r, 1)?.pop())
+}
+
+/// What the header at the start of `src` says (a standard frame's magic
+/// number and descriptor, a skippable frame's magic number and size, or a
+/// legacy frame's magic number), without reading further:
+/// `compressed_size` is the header's length (a skippable frame's whole
+/// length) and `blocks` is 0.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, BlockSize, FrameOptions};
+/// let f = frame::compress(b"data", &FrameOptions::new().block_size(BlockSize::Max64KB).content_size(Some(4)));
+/// let h = frame::read_header(&f[..15])?; // magic, FLG, BD, 8-byte size, HC
+/// assert_eq!((h.block_size, h.content_size), (Some(BlockSize::Max64KB), Some(4)));
+/// assert!(frame::read_header(&f[..14]).is_err()); // incomplete
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn read_header(src: &[u8]) -> Result<FrameInfo> {
+    let truncated = |what| Error::Truncated {
+        at: src.len() as u64,
+        what,
+    };
+    let magic = src.get(..4).ok_or(truncated("magic number"))?;
+    let magic = u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]);
+    let mut info = FrameInfo {
+        kind: FrameKind::Standard,
+        offset: 0,
+        compressed_size: 4,
+        content_size: None,
+        block_size: None,
+        block_mode: None,
+        block_checksum: false,
+        content_checksum: false,
+        dict_id: None,
+        blocks: 0,
+    };
+    match Magic::classify(magic) {
+        Some(Magic::Standard) => {
+            let flg = *src.get(4).ok_or(truncated("frame header"))?;
+            let len = Header::descriptor_len(flg);
+            let desc = src.get(4..4 + len).ok_or(truncated("frame header"))?;
+            let h = Header::parse(desc, 0)?;
+            info.compressed_size = 4 + len as u64;
+            info.content_size = h.content_size;
+            info.block_size = Some(h.block_size);
+            info.block_mode = Some(h.block_mode);
+            info.block_checksum = h.block_checksum;
+            info.content_checksum = h.content_checksum;
+            info.dict_id = h.dict_id;
+        }
+        Some(Magic::Legacy) => info.kind = FrameKind::Legacy,
+        Some(Magic::Skippable) => {
+            let size = src.get(4..8).ok_or(truncated("skippable frame size"))?;
+            info.kind = FrameKind::Skippable;
+            info.compressed_size =
+                8 + u64::from(u32::from_le_bytes([size[0], size[1], size[2], size[3]]));
+        }
+        None => return Err(Error::UnknownMagic { magic, at: 0 }),
+    }
+    Ok(info)
+}
+
+/// Up to `max_frames` frames of `r`.
+fn walk<R: Read>(r: R, max_frames: usize) -> Result<Vec<FrameInfo>> {
     let mut r = Counted { inner: r, pos: 0 };
     let mut frames = Vec::new();
     let mut pending: Option<(u32, u64)> = None;
-    loop {
+    while frames.len() < max_frames {
         let (magic, at) = match pending.take() {
             Some(m) => m,
             None => {
@@ -209,4 +290,5 @@ pub fn list_frames<R: Read>(r: R) -> Result<Vec<FrameInfo>> {
         info.compressed_size = end - at;
         frames.push(info);
     }
+    Ok(frames)
 }

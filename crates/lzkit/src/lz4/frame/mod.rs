@@ -55,7 +55,7 @@ pub use crate::pool::effective_threads;
 pub use decode::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
 pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress};
 pub use header::{BlockMode, BlockSize};
-pub use list::{FrameInfo, FrameKind, list_frames};
+pub use list::{FrameInfo, FrameKind, first_frame, list_frames, read_header};
 
 use crate::error::{Error, Result};
 use crate::lz4::Level;

@@ -1,0 +1,761 @@
+//! `lzkit._lzkit`: the native half of the `lzkit` Python package. The
+//! Python modules (`lzkit.lz4.block`, `lzkit.lz4.frame`, `lzkit.zstd`) give
+//! python-lz4's and zstandard's names and defaults; this module does the
+//! work, with the GIL released around every codec call.
+//!
+//! Inputs are read through the buffer protocol without a copy (bytes,
+//! bytearray, memoryview, NumPy arrays: anything C-contiguous). Outputs
+//! of known size are decoded straight into the `bytes` object returned.
+
+use std::io::{self, Read, Write};
+
+use lzkit::lz4::Level;
+use lzkit::lz4::block;
+use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
+use pyo3::buffer::PyBuffer;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict};
+
+create_exception!(
+    _lzkit,
+    LZ4BlockError,
+    PyException,
+    "A corrupt LZ4 block (python-lz4's lz4.block.LZ4BlockError)."
+);
+create_exception!(
+    _lzkit,
+    ZstdError,
+    PyException,
+    "Corrupt or truncated zstd data, or output over a limit."
+);
+
+/// A C-contiguous byte buffer of any Python object, held for the call.
+struct Input {
+    buf: PyBuffer<u8>,
+}
+
+impl Input {
+    fn get(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
+        let buf = PyBuffer::<u8>::get(obj)?;
+        if !buf.is_c_contiguous() {
+            return Err(PyValueError::new_err(
+                "the buffer is not C-contiguous: pass bytes, bytearray or a contiguous array",
+            ));
+        }
+        Ok(Input { buf })
+    }
+
+    /// The bytes. Valid while `self` is held: the exporter cannot free or
+    /// resize its memory while a buffer view of it exists.
+    fn bytes(&self) -> &[u8] {
+        let len = self.buf.len_bytes();
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: the buffer is C-contiguous, of `len` bytes, items of one
+        // byte, and stays exported (so allocated and unmoved) while
+        // `self.buf` lives.
+        unsafe { std::slice::from_raw_parts(self.buf.buf_ptr() as *const u8, len) }
+    }
+}
+
+/// `data` as `bytes`, or as `bytearray` if asked.
+fn output(py: Python<'_>, data: &[u8], bytearray: bool) -> PyObject {
+    if bytearray {
+        PyByteArray::new(py, data).into_any().unbind()
+    } else {
+        PyBytes::new(py, data).into_any().unbind()
+    }
+}
+
+/// A level as python-lz4's frame functions number them: below 0 fast with
+/// that acceleration, 0 to 2 fast, 3 to 16 high compression (12 at most,
+/// as LZ4's high compression has).
+fn frame_level(level: i32) -> Level {
+    match level {
+        i32::MIN..=-1 => Level::fast(level.unsigned_abs()),
+        0..=2 => Level::new(1),
+        n => Level::new(n.min(12)),
+    }
+}
+
+fn frame_block_size(code: i32) -> PyResult<BlockSize> {
+    match code {
+        0 | 4 => Ok(BlockSize::Max64KB),
+        5 => Ok(BlockSize::Max256KB),
+        6 => Ok(BlockSize::Max1MB),
+        7 => Ok(BlockSize::Max4MB),
+        other => Err(PyValueError::new_err(format!(
+            "invalid block_size {other}: use BLOCKSIZE_DEFAULT, BLOCKSIZE_MAX64KB, BLOCKSIZE_MAX256KB, BLOCKSIZE_MAX1MB or BLOCKSIZE_MAX4MB"
+        ))),
+    }
+}
+
+/// The frame options of python-lz4's keyword arguments.
+#[allow(clippy::too_many_arguments)]
+fn frame_options(
+    compression_level: i32,
+    block_size: i32,
+    content_checksum: bool,
+    block_checksum: bool,
+    block_linked: bool,
+    content_size: Option<u64>,
+    threads: usize,
+) -> PyResult<FrameOptions> {
+    Ok(FrameOptions::new()
+        .level(frame_level(compression_level))
+        .block_size(frame_block_size(block_size)?)
+        .block_mode(if block_linked {
+            BlockMode::Linked
+        } else {
+            BlockMode::Independent
+        })
+        .content_checksum(content_checksum)
+        .block_checksum(block_checksum)
+        .content_size(content_size)
+        .threads(threads))
+}
+
+fn runtime(e: lzkit::Error) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+/// `lz4.block.compress`.
+#[pyfunction]
+#[pyo3(signature = (source, mode="default", acceleration=1, compression=9, store_size=true, return_bytearray=false, dict=None))]
+#[allow(clippy::too_many_arguments)]
+fn block_compress(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    mode: &str,
+    acceleration: i32,
+    compression: i32,
+    store_size: bool,
+    return_bytearray: bool,
+    dict: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let level = match mode {
+        "default" => Level::new(1),
+        "fast" => Level::fast(acceleration.max(1).unsigned_abs()),
+        "high_compression" => match compression {
+            i32::MIN..=0 => Level::new(9),
+            1 => Level::new(2),
+            n => Level::new(n.min(12)),
+        },
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "Invalid mode argument: {other}. Must be one of: default, fast, high_compression"
+            )));
+        }
+    };
+    let src = Input::get(source)?;
+    let dict = dict.map(Input::get).transpose()?;
+    if src.bytes().len() > block::MAX_INPUT_SIZE {
+        return Err(PyValueError::new_err(format!(
+            "Input too large for LZ4 API: {} bytes (the block format's limit is {})",
+            src.bytes().len(),
+            block::MAX_INPUT_SIZE
+        )));
+    }
+    let packed = py.allow_threads(|| {
+        let data = src.bytes();
+        let body = match &dict {
+            Some(d) => block::compress_with_dict(data, d.bytes(), level),
+            None => block::compress(data, level),
+        };
+        if store_size {
+            let mut out = Vec::with_capacity(body.len() + 4);
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&body);
+            out
+        } else {
+            body
+        }
+    });
+    Ok(output(py, &packed, return_bytearray))
+}
+
+/// `lz4.block.decompress`: the size from the 4-byte prefix, or
+/// `uncompressed_size` (then the most it may decode to; the result is what
+/// it decodes to).
+#[pyfunction]
+#[pyo3(signature = (source, uncompressed_size=-1, return_bytearray=false, dict=None))]
+fn block_decompress(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    uncompressed_size: i64,
+    return_bytearray: bool,
+    dict: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let src = Input::get(source)?;
+    let dict = dict.map(Input::get).transpose()?;
+    let all = src.bytes();
+    let (body, size) = if uncompressed_size < 0 {
+        if all.len() < 4 {
+            return Err(PyValueError::new_err("Input source data size too small"));
+        }
+        let size = u32::from_le_bytes([all[0], all[1], all[2], all[3]]);
+        (&all[4..], i64::from(size))
+    } else {
+        (all, uncompressed_size)
+    };
+    let size = usize::try_from(size).map_err(|_| PyValueError::new_err("invalid size"))?;
+    // Never more than the input can decode to (255 bytes per byte): a
+    // size field cannot make us allocate what the data does not back.
+    let bound = body.len().saturating_mul(255).saturating_add(64);
+    if size > bound && uncompressed_size < 0 {
+        return Err(LZ4BlockError::new_err(format!(
+            "Decompression failed: corrupt input: {} bytes cannot decode to the {size} bytes the size prefix says",
+            body.len()
+        )));
+    }
+    let cap = size.min(bound);
+    let decode = |dst: &mut [u8]| -> Result<usize, lzkit::Error> {
+        match &dict {
+            Some(d) => block::decompress_with_dict_into(body, dst, d.bytes()),
+            None => block::decompress_into(body, dst),
+        }
+    };
+    let mut out = vec![0u8; cap];
+    let n = py
+        .allow_threads(|| decode(&mut out))
+        .map_err(|e| LZ4BlockError::new_err(format!("Decompression failed: {e}")))?;
+    if uncompressed_size < 0 && n != size {
+        return Err(LZ4BlockError::new_err(format!(
+            "Decompression failed: decoded {n} bytes, the size prefix says {size}"
+        )));
+    }
+    Ok(output(py, &out[..n], return_bytearray))
+}
+
+/// `lz4.frame.compress`, with `threads`.
+#[pyfunction]
+#[pyo3(signature = (data, compression_level=0, block_size=0, content_checksum=false, block_checksum=false, block_linked=true, store_size=true, return_bytearray=false, threads=1))]
+#[allow(clippy::too_many_arguments)]
+fn frame_compress(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    compression_level: i32,
+    block_size: i32,
+    content_checksum: bool,
+    block_checksum: bool,
+    block_linked: bool,
+    store_size: bool,
+    return_bytearray: bool,
+    threads: usize,
+) -> PyResult<PyObject> {
+    let src = Input::get(data)?;
+    let len = src.bytes().len() as u64;
+    let opts = frame_options(
+        compression_level,
+        block_size,
+        content_checksum,
+        block_checksum,
+        block_linked,
+        store_size.then_some(len),
+        threads,
+    )?;
+    let packed = py
+        .allow_threads(|| frame::try_compress(src.bytes(), &opts))
+        .map_err(runtime)?;
+    Ok(output(py, &packed, return_bytearray))
+}
+
+/// The first frame of `src`: its length, or an error saying what is wrong.
+fn first_frame_len(src: &[u8]) -> Result<usize, lzkit::Error> {
+    match frame::first_frame(src)? {
+        Some(f) => Ok(f.compressed_size as usize),
+        None => Err(lzkit::Error::Truncated {
+            at: 0,
+            what: "frame header",
+        }),
+    }
+}
+
+/// `lz4.frame.decompress`: the first frame of `data` (and, with
+/// `return_bytes_read`, how many bytes it took); `threads` decode the
+/// blocks of an independent-block frame in parallel.
+#[pyfunction]
+#[pyo3(signature = (data, return_bytearray=false, return_bytes_read=false, threads=1))]
+fn frame_decompress(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    return_bytearray: bool,
+    return_bytes_read: bool,
+    threads: usize,
+) -> PyResult<PyObject> {
+    let src = Input::get(data)?;
+    let (decoded, used) = py
+        .allow_threads(|| {
+            let all = src.bytes();
+            let used = first_frame_len(all)?;
+            let opts = frame::DecodeOptions::new().threads(threads);
+            frame::decompress_with(&all[..used], &opts).map(|d| (d, used))
+        })
+        .map_err(runtime)?;
+    let out = output(py, &decoded, return_bytearray);
+    if return_bytes_read {
+        Ok((out, used).into_pyobject(py)?.into_any().unbind())
+    } else {
+        Ok(out)
+    }
+}
+
+/// `lz4.frame.get_frame_info`: what the frame header says.
+#[pyfunction]
+fn get_frame_info<'py>(py: Python<'py>, frame: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let src = Input::get(frame)?;
+    let h = frame::read_header(src.bytes())
+        .map_err(|e| PyRuntimeError::new_err(format!("LZ4F_getFrameInfo failed: {e}")))?;
+    let d = PyDict::new(py);
+    let size = h.block_size.unwrap_or(BlockSize::Max64KB);
+    d.set_item("block_size", size.bytes())?;
+    d.set_item("block_size_id", size as u8)?;
+    d.set_item("block_linked", h.block_mode == Some(BlockMode::Linked))?;
+    d.set_item("content_checksum", h.content_checksum)?;
+    d.set_item("block_checksum", h.block_checksum)?;
+    d.set_item("skippable", h.kind == frame::FrameKind::Skippable)?;
+    d.set_item("content_size", h.content_size.unwrap_or(0))?;
+    Ok(d)
+}
+
+/// A streaming frame compressor: `begin`, `compress`, `flush`.
+#[pyclass(module = "lzkit._lzkit")]
+struct FrameCompressor {
+    opts: FrameOptions,
+    encoder: Option<frame::FrameEncoder<Vec<u8>>>,
+}
+
+impl FrameCompressor {
+    fn take_output(&mut self) -> Vec<u8> {
+        self.encoder
+            .as_mut()
+            .map(|e| std::mem::take(e.get_mut()))
+            .unwrap_or_default()
+    }
+}
+
+#[pymethods]
+impl FrameCompressor {
+    #[new]
+    #[pyo3(signature = (compression_level=0, block_size=0, content_checksum=false, block_checksum=false, block_linked=true, threads=1))]
+    fn new(
+        compression_level: i32,
+        block_size: i32,
+        content_checksum: bool,
+        block_checksum: bool,
+        block_linked: bool,
+        threads: usize,
+    ) -> PyResult<Self> {
+        Ok(FrameCompressor {
+            opts: frame_options(
+                compression_level,
+                block_size,
+                content_checksum,
+                block_checksum,
+                block_linked,
+                None,
+                threads,
+            )?,
+            encoder: None,
+        })
+    }
+
+    /// Start a frame (of `source_size` bytes if not 0): returns what is
+    /// ready of it.
+    #[pyo3(signature = (source_size=0))]
+    fn begin(&mut self, py: Python<'_>, source_size: u64) -> PyResult<Py<PyBytes>> {
+        if self.encoder.is_some() {
+            return Err(PyRuntimeError::new_err(
+                "LZ4FrameCompressor.begin() called twice without flush() or reset()",
+            ));
+        }
+        let opts = self
+            .opts
+            .clone()
+            .content_size((source_size > 0).then_some(source_size));
+        let enc = frame::FrameEncoder::try_new(Vec::new(), &opts).map_err(runtime)?;
+        self.encoder = Some(enc);
+        Ok(PyBytes::new(py, &self.take_output()).unbind())
+    }
+
+    /// Compress `data`: returns the compressed bytes ready so far.
+    fn compress(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyBytes>> {
+        let src = Input::get(data)?;
+        let Some(enc) = self.encoder.as_mut() else {
+            return Err(PyRuntimeError::new_err(
+                "LZ4FrameCompressor.compress() called before begin()",
+            ));
+        };
+        py.allow_threads(|| enc.write_all(src.bytes()))
+            .map_err(|e| runtime(lzkit::Error::from_io(e)))?;
+        Ok(PyBytes::new(py, &self.take_output()).unbind())
+    }
+
+    /// End the frame: returns the rest of it.
+    fn flush(&mut self, py: Python<'_>) -> PyResult<Py<PyBytes>> {
+        let Some(enc) = self.encoder.take() else {
+            return Err(PyRuntimeError::new_err(
+                "LZ4FrameCompressor.flush() called before begin()",
+            ));
+        };
+        let out = py
+            .allow_threads(|| enc.finish())
+            .map_err(|e| runtime(lzkit::Error::from_io(e)))?;
+        Ok(PyBytes::new(py, &out).unbind())
+    }
+
+    /// Drop any frame in progress.
+    fn reset(&mut self) {
+        self.encoder = None;
+    }
+
+    /// Whether a frame is in progress.
+    #[getter]
+    fn started(&self) -> bool {
+        self.encoder.is_some()
+    }
+}
+
+/// A frame decompressor fed in pieces: frames are decoded as each ends
+/// (memory: one frame's compressed and decoded bytes).
+#[pyclass(module = "lzkit._lzkit")]
+struct FrameDecompressor {
+    /// Input of the frame being gathered.
+    input: Vec<u8>,
+    /// The decoded frame, returned up to `pending_at`.
+    pending: Vec<u8>,
+    pending_at: usize,
+    threads: usize,
+    /// A frame ended: bytes after it are `unused_data`.
+    eof: bool,
+    unused: Vec<u8>,
+}
+
+#[pymethods]
+impl FrameDecompressor {
+    #[new]
+    #[pyo3(signature = (threads=1))]
+    fn new(threads: usize) -> Self {
+        FrameDecompressor {
+            input: Vec::new(),
+            pending: Vec::new(),
+            pending_at: 0,
+            threads,
+            eof: false,
+            unused: Vec::new(),
+        }
+    }
+
+    /// Feed `data`; returns up to `max_length` decoded bytes (all if
+    /// negative).
+    #[pyo3(signature = (data, max_length=-1))]
+    fn decompress(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        max_length: i64,
+    ) -> PyResult<Py<PyBytes>> {
+        let src = Input::get(data)?;
+        if self.eof && self.pending_at == self.pending.len() {
+            // A new frame after the end of the last: start over.
+            self.eof = false;
+            self.unused.clear();
+        }
+        self.input.extend_from_slice(src.bytes());
+        drop(src);
+        if self.pending_at == self.pending.len() && !self.input.is_empty() {
+            let threads = self.threads;
+            let input = &self.input;
+            let done = py.allow_threads(|| -> Result<Option<(Vec<u8>, usize)>, lzkit::Error> {
+                let used = match first_frame_len(input) {
+                    Ok(n) => n,
+                    // Not all of the frame is here yet.
+                    Err(lzkit::Error::Truncated { .. }) => return Ok(None),
+                    Err(e) => return Err(e),
+                };
+                let opts = frame::DecodeOptions::new().threads(threads);
+                Ok(Some((frame::decompress_with(&input[..used], &opts)?, used)))
+            });
+            if let Some((decoded, used)) = done.map_err(runtime)? {
+                self.pending = decoded;
+                self.pending_at = 0;
+                self.unused = self.input.split_off(used);
+                self.input.clear();
+                self.eof = true;
+            }
+        }
+        let left = self.pending.len() - self.pending_at;
+        let n = if max_length < 0 {
+            left
+        } else {
+            left.min(max_length as usize)
+        };
+        let out = PyBytes::new(py, &self.pending[self.pending_at..self.pending_at + n]).unbind();
+        self.pending_at += n;
+        Ok(out)
+    }
+
+    /// A frame ended and all its bytes were returned.
+    #[getter]
+    fn eof(&self) -> bool {
+        self.eof && self.pending_at == self.pending.len()
+    }
+
+    /// Bytes after the end of the frame.
+    #[getter]
+    fn unused_data<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.unused)
+    }
+
+    /// Whether more input is needed for more output.
+    #[getter]
+    fn needs_input(&self) -> bool {
+        self.pending_at == self.pending.len() && !self.eof
+    }
+
+    /// Forget everything.
+    fn reset(&mut self) {
+        *self = FrameDecompressor::new(self.threads);
+    }
+}
+
+/// A Python file object as a `Read`: its `read(n)` (or `readinto`).
+struct PyReader {
+    file: PyObject,
+}
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::with_gil(|py| {
+            let got = self
+                .file
+                .call_method1(py, "read", (buf.len(),))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            let got = got.bind(py);
+            let input = Input::get(got).map_err(|e| io::Error::other(e.to_string()))?;
+            let bytes = input.bytes();
+            if bytes.len() > buf.len() {
+                return Err(io::Error::other("read() returned more bytes than asked"));
+            }
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        })
+    }
+}
+
+/// Decoded bytes of an LZ4 or zstd stream read from a Python file object,
+/// in bounded memory: `read(n)`.
+#[pyclass(module = "lzkit._lzkit", unsendable)]
+struct Reader {
+    inner: Box<dyn Read>,
+    zstd: bool,
+}
+
+#[pymethods]
+impl Reader {
+    /// `codec`: "lz4" or "zstd"; `window_log_max`: the largest zstd window.
+    #[new]
+    #[pyo3(signature = (fileobj, codec="lz4", threads=1, window_log_max=27))]
+    fn new(fileobj: PyObject, codec: &str, threads: usize, window_log_max: u32) -> PyResult<Self> {
+        let src = PyReader { file: fileobj };
+        let (inner, zstd): (Box<dyn Read>, bool) = match codec {
+            "lz4" => (
+                Box::new(frame::FrameDecoder::with_options(
+                    src,
+                    &frame::DecodeOptions::new().threads(threads),
+                )),
+                false,
+            ),
+            "zstd" => {
+                let opts = lzkit::zstd::DecodeOptions::new().window_log_max(window_log_max);
+                let dec = lzkit::zstd::Decoder::new().options(opts);
+                (
+                    Box::new(lzkit::zstd::FrameDecoder::with_decoder(src, dec)),
+                    true,
+                )
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown codec {other:?}: \"lz4\" or \"zstd\""
+                )));
+            }
+        };
+        Ok(Reader { inner, zstd })
+    }
+
+    /// Up to `size` decoded bytes (all that is left if negative); `b""` at
+    /// the end.
+    #[pyo3(signature = (size=-1))]
+    fn read(&mut self, py: Python<'_>, size: i64) -> PyResult<Py<PyBytes>> {
+        let mut out = Vec::new();
+        let result = if size < 0 {
+            self.inner.read_to_end(&mut out).map(|_| ())
+        } else {
+            let want = size as usize;
+            out.resize(want, 0);
+            let mut filled = 0;
+            let r = loop {
+                match self.inner.read(&mut out[filled..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        filled += n;
+                        if filled == want {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            out.truncate(filled);
+            r
+        };
+        result.map_err(|e| {
+            let msg = lzkit::Error::from_io(e).to_string();
+            if self.zstd {
+                ZstdError::new_err(msg)
+            } else {
+                PyRuntimeError::new_err(msg)
+            }
+        })?;
+        Ok(PyBytes::new(py, &out).unbind())
+    }
+}
+
+/// `lzkit.zstd.decompress`: every frame of `data`; with `max_output_size`
+/// (> 0), more output than that is an error.
+#[pyfunction]
+#[pyo3(signature = (data, max_output_size=0))]
+fn zstd_decompress(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    max_output_size: usize,
+) -> PyResult<Py<PyBytes>> {
+    let src = Input::get(data)?;
+    let out = py
+        .allow_threads(|| {
+            if max_output_size > 0 {
+                let mut out = vec![0u8; max_output_size];
+                let n = lzkit::zstd::decompress_into(src.bytes(), &mut out)?;
+                out.truncate(n);
+                Ok(out)
+            } else {
+                lzkit::zstd::decompress(src.bytes())
+            }
+        })
+        .map_err(|e: lzkit::Error| ZstdError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &out).unbind())
+}
+
+/// `lzkit.zstd.compress` (libzstd): one frame, its size in the header.
+#[pyfunction]
+#[pyo3(signature = (data, level=3, checksum=true, threads=0))]
+fn zstd_compress(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    level: i32,
+    checksum: bool,
+    threads: u32,
+) -> PyResult<Py<PyBytes>> {
+    let src = Input::get(data)?;
+    let opts = lzkit::zstd::EncodeOptions::new()
+        .level(level)
+        .checksum(checksum)
+        .workers(threads);
+    let out = py
+        .allow_threads(|| lzkit::zstd::compress(src.bytes(), &opts))
+        .map_err(|e| ZstdError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &out).unbind())
+}
+
+/// An LZ4 block decoder that keeps what it learns about the stream
+/// (lzkit's adaptive decoder: it chooses the fastest copy strategy for
+/// the data it sees).
+#[pyclass(module = "lzkit._lzkit")]
+struct BlockDecoder {
+    inner: block::Decoder,
+}
+
+#[pymethods]
+impl BlockDecoder {
+    #[new]
+    fn new() -> Self {
+        BlockDecoder {
+            inner: block::Decoder::new(),
+        }
+    }
+
+    /// Decode the block `source` (no size prefix) of at most
+    /// `uncompressed_size` bytes.
+    fn decompress(
+        &mut self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        uncompressed_size: usize,
+    ) -> PyResult<Py<PyBytes>> {
+        let src = Input::get(source)?;
+        let bound = src.bytes().len().saturating_mul(255).saturating_add(64);
+        let mut out = vec![0u8; uncompressed_size.min(bound)];
+        let inner = &mut self.inner;
+        let n = py
+            .allow_threads(|| inner.decompress_into(src.bytes(), &mut out))
+            .map_err(|e| LZ4BlockError::new_err(format!("Decompression failed: {e}")))?;
+        Ok(PyBytes::new(py, &out[..n]).unbind())
+    }
+
+    /// Decode the block `source` into the writable buffer `dest`: returns
+    /// the bytes written.
+    fn decompress_into(
+        &mut self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        dest: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let src = Input::get(source)?;
+        let dst = PyBuffer::<u8>::get(dest)?;
+        if dst.readonly() || !dst.is_c_contiguous() {
+            return Err(PyValueError::new_err(
+                "dest must be a writable, C-contiguous buffer",
+            ));
+        }
+        let len = dst.len_bytes();
+        let ptr = dst.buf_ptr() as usize;
+        let inner = &mut self.inner;
+        py.allow_threads(|| {
+            let out: &mut [u8] = if len == 0 {
+                &mut []
+            } else {
+                // SAFETY: a writable, C-contiguous export of `len` bytes,
+                // held (so allocated and unmoved) by `dst` until the end
+                // of this call.
+                unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, len) }
+            };
+            inner.decompress_into(src.bytes(), out)
+        })
+        .map_err(|e| LZ4BlockError::new_err(format!("Decompression failed: {e}")))
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("LZ4BlockError", py.get_type::<LZ4BlockError>())?;
+    m.add("ZstdError", py.get_type::<ZstdError>())?;
+    m.add_function(wrap_pyfunction!(block_compress, m)?)?;
+    m.add_function(wrap_pyfunction!(block_decompress, m)?)?;
+    m.add_function(wrap_pyfunction!(frame_compress, m)?)?;
+    m.add_function(wrap_pyfunction!(frame_decompress, m)?)?;
+    m.add_function(wrap_pyfunction!(get_frame_info, m)?)?;
+    m.add_function(wrap_pyfunction!(zstd_decompress, m)?)?;
+    m.add_function(wrap_pyfunction!(zstd_compress, m)?)?;
+    m.add_class::<FrameCompressor>()?;
+    m.add_class::<FrameDecompressor>()?;
+    m.add_class::<Reader>()?;
+    m.add_class::<BlockDecoder>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

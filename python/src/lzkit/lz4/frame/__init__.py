@@ -1,0 +1,328 @@
+"""python-lz4's ``lz4.frame`` on lzkit: LZ4 frames, one-shot, streaming and
+as files, with python-lz4's arguments and defaults, plus ``threads=``
+(multithreaded compression of large inputs; parallel decoding of frames of
+independent blocks).
+
+Differences from python-lz4: ``LZ4FrameDecompressor`` decodes a frame when
+all of it has arrived (memory: one frame); ``LZ4FrameFile`` and ``open``
+read in bounded memory whatever the frame's size. ``compress_begin``,
+``compress_chunk``, ``compress_flush`` and the context functions are not
+provided: use ``LZ4FrameCompressor``.
+"""
+
+import builtins
+import io
+import os
+
+from ..._lzkit import FrameCompressor as _FrameCompressor
+from ..._lzkit import FrameDecompressor as _FrameDecompressor
+from ..._lzkit import Reader as _Reader
+from ..._lzkit import frame_compress as _compress
+from ..._lzkit import frame_decompress as _decompress
+from ..._lzkit import get_frame_info
+
+__all__ = [
+    "compress", "decompress", "get_frame_info", "LZ4FrameCompressor",
+    "LZ4FrameDecompressor", "LZ4FrameFile", "open",
+    "BLOCKSIZE_DEFAULT", "BLOCKSIZE_MAX64KB", "BLOCKSIZE_MAX256KB",
+    "BLOCKSIZE_MAX1MB", "BLOCKSIZE_MAX4MB",
+    "COMPRESSIONLEVEL_MIN", "COMPRESSIONLEVEL_MINHC", "COMPRESSIONLEVEL_MAX",
+]
+
+BLOCKSIZE_DEFAULT = 0
+BLOCKSIZE_MAX64KB = 4
+BLOCKSIZE_MAX256KB = 5
+BLOCKSIZE_MAX1MB = 6
+BLOCKSIZE_MAX4MB = 7
+
+COMPRESSIONLEVEL_MIN = 0
+COMPRESSIONLEVEL_MINHC = 3
+COMPRESSIONLEVEL_MAX = 16
+
+
+def compress(data, compression_level=0, block_size=BLOCKSIZE_DEFAULT,
+             content_checksum=False, block_checksum=False, block_linked=True,
+             store_size=True, return_bytearray=False, threads=1):
+    """Compress ``data`` (any buffer) into one LZ4 frame.
+
+    ``threads``: worker threads (0: one per core); the output is the same
+    for any number.
+    """
+    return _compress(data, compression_level, block_size, content_checksum,
+                     block_checksum, block_linked, store_size,
+                     return_bytearray, threads)
+
+
+def decompress(data, return_bytearray=False, return_bytes_read=False, threads=1):
+    """Decompress the first LZ4 frame of ``data``. With
+    ``return_bytes_read``, return ``(data, bytes_read)``. ``threads``
+    decode independent blocks in parallel. Raises ``RuntimeError`` for
+    corrupt or truncated frames, as python-lz4.
+    """
+    return _decompress(data, return_bytearray, return_bytes_read, threads)
+
+
+class LZ4FrameCompressor:
+    """Compress a frame in pieces: ``begin()``, ``compress(data)``...,
+    ``flush()``; the outputs, joined, are the frame. Usable as a context
+    manager (``reset()`` on exit).
+    """
+
+    def __init__(self, block_size=BLOCKSIZE_DEFAULT, block_linked=True,
+                 compression_level=COMPRESSIONLEVEL_MIN, content_checksum=False,
+                 block_checksum=False, auto_flush=False, return_bytearray=False,
+                 threads=1):
+        self.block_size = block_size
+        self.block_linked = block_linked
+        self.compression_level = compression_level
+        self.content_checksum = content_checksum
+        self.block_checksum = block_checksum
+        self.auto_flush = auto_flush
+        self.return_bytearray = return_bytearray
+        self._native = _FrameCompressor(compression_level, block_size,
+                                        content_checksum, block_checksum,
+                                        block_linked, threads)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.reset()
+
+    def _out(self, data):
+        return bytearray(data) if self.return_bytearray else data
+
+    def begin(self, source_size=0):
+        """Start a frame (``source_size``: its content size, stored if not 0)."""
+        return self._out(self._native.begin(source_size))
+
+    def compress(self, data):
+        """Compress ``data``: the compressed bytes ready so far."""
+        return self._out(self._native.compress(data))
+
+    def flush(self):
+        """End the frame: the rest of it."""
+        return self._out(self._native.flush())
+
+    def reset(self):
+        """Drop the frame in progress."""
+        self._native.reset()
+
+    def has_context(self):
+        """Whether a frame is in progress."""
+        return self._native.started
+
+    def started(self):
+        """Whether a frame is in progress."""
+        return self._native.started
+
+
+class LZ4FrameDecompressor:
+    """Decompress frames fed in pieces: ``decompress(data, max_length=-1)``;
+    ``eof`` once a frame ended (bytes after it in ``unused_data``),
+    ``needs_input`` while more input is needed for more output.
+    """
+
+    def __init__(self, return_bytearray=False, threads=1):
+        self.return_bytearray = return_bytearray
+        self._native = _FrameDecompressor(threads)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.reset()
+
+    def decompress(self, data, max_length=-1):
+        out = self._native.decompress(data, max_length)
+        return bytearray(out) if self.return_bytearray else out
+
+    @property
+    def eof(self):
+        return self._native.eof
+
+    @property
+    def unused_data(self):
+        return self._native.unused_data
+
+    @property
+    def needs_input(self):
+        return self._native.needs_input
+
+    def reset(self):
+        self._native.reset()
+
+
+class _RawFrameReader(io.RawIOBase):
+    """The decoded bytes of ``fileobj``, through lzkit's streaming decoder."""
+
+    def __init__(self, fileobj, threads):
+        self._reader = _Reader(fileobj, "lz4", threads)
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        with memoryview(buf) as view, view.cast("B") as out:
+            data = self._reader.read(len(out))
+            out[:len(data)] = data
+            return len(data)
+
+
+_MODE_CLOSED, _MODE_READ, _MODE_WRITE = 0, 1, 2
+
+
+class LZ4FrameFile(io.BufferedIOBase):
+    """A file of LZ4 frames, read (``'r'``, ``'rb'``) or written (``'w'``,
+    ``'wb'``, ``'x'``, ``'xb'``, ``'a'``, ``'ab'``). ``filename``: a path or
+    a file object. Reading decodes every frame in turn in bounded memory.
+    """
+
+    def __init__(self, filename, mode="r", block_size=BLOCKSIZE_DEFAULT,
+                 compression_level=COMPRESSIONLEVEL_MIN, content_checksum=False,
+                 block_checksum=False, block_linked=True, auto_flush=False,
+                 return_bytearray=False, source_size=0, threads=1):
+        self._fp = None
+        self._closefp = False
+        self._mode = _MODE_CLOSED
+        self._pos = 0
+        if mode in ("r", "rb"):
+            mode_code, file_mode = _MODE_READ, "rb"
+        elif mode in ("w", "wb", "a", "ab", "x", "xb"):
+            mode_code, file_mode = _MODE_WRITE, mode if mode.endswith("b") else mode + "b"
+        else:
+            raise ValueError("Invalid mode: {!r}".format(mode))
+        if isinstance(filename, (str, bytes, os.PathLike)):
+            self._fp = builtins.open(filename, file_mode)
+            self._closefp = True
+        elif hasattr(filename, "read") or hasattr(filename, "write"):
+            self._fp = filename
+        else:
+            raise TypeError("filename must be a str, bytes, file or PathLike object")
+        self._mode = mode_code
+        if mode_code == _MODE_READ:
+            self._buffer = io.BufferedReader(_RawFrameReader(self._fp, threads))
+        else:
+            self._compressor = LZ4FrameCompressor(
+                block_size=block_size, block_linked=block_linked,
+                compression_level=compression_level,
+                content_checksum=content_checksum, block_checksum=block_checksum,
+                auto_flush=auto_flush, threads=threads)
+            self._fp.write(self._compressor.begin(source_size=source_size))
+
+    def _check(self, mode):
+        if self._mode == _MODE_CLOSED:
+            raise ValueError("I/O operation on closed file")
+        if mode is not None and self._mode != mode:
+            raise io.UnsupportedOperation(
+                "File not open for " + ("reading" if mode == _MODE_READ else "writing"))
+
+    @property
+    def closed(self):
+        return self._mode == _MODE_CLOSED
+
+    def close(self):
+        if self._mode == _MODE_CLOSED:
+            return
+        try:
+            if self._mode == _MODE_WRITE:
+                self._fp.write(self._compressor.flush())
+            else:
+                self._buffer.close()
+        finally:
+            try:
+                if self._closefp:
+                    self._fp.close()
+            finally:
+                self._fp = None
+                self._closefp = False
+                self._mode = _MODE_CLOSED
+
+    def fileno(self):
+        self._check(None)
+        return self._fp.fileno()
+
+    def readable(self):
+        self._check(None)
+        return self._mode == _MODE_READ
+
+    def writable(self):
+        self._check(None)
+        return self._mode == _MODE_WRITE
+
+    def seekable(self):
+        self._check(None)
+        return False
+
+    def peek(self, size=-1):
+        self._check(_MODE_READ)
+        return self._buffer.peek(size)
+
+    def read(self, size=-1):
+        self._check(_MODE_READ)
+        data = self._buffer.read(size)
+        self._pos += len(data)
+        return data
+
+    def read1(self, size=-1):
+        self._check(_MODE_READ)
+        data = self._buffer.read1(size)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, b):
+        self._check(_MODE_READ)
+        n = self._buffer.readinto(b)
+        self._pos += n
+        return n
+
+    def readline(self, size=-1):
+        self._check(_MODE_READ)
+        line = self._buffer.readline(size)
+        self._pos += len(line)
+        return line
+
+    def write(self, data):
+        self._check(_MODE_WRITE)
+        with memoryview(data) as view:
+            length = view.nbytes
+        self._fp.write(self._compressor.compress(data))
+        self._pos += length
+        return length
+
+    def flush(self):
+        self._check(None)
+        if self._mode == _MODE_WRITE:
+            self._fp.flush()
+
+    def tell(self):
+        self._check(None)
+        return self._pos
+
+
+def open(filename, mode="rb", encoding=None, errors=None, newline=None,
+         block_size=BLOCKSIZE_DEFAULT, block_linked=True, content_checksum=False,
+         block_checksum=False, compression_level=COMPRESSIONLEVEL_MIN,
+         auto_flush=False, return_bytearray=False, source_size=0, threads=1):
+    """Open an LZ4 file in binary (``'rb'``, ``'wb'``, ...) or text (``'rt'``,
+    ``'wt'``, ...) mode, as python-lz4's ``lz4.frame.open``.
+    """
+    if "t" in mode:
+        if "b" in mode:
+            raise ValueError("Invalid mode: %r" % (mode,))
+    else:
+        if encoding is not None:
+            raise ValueError("Argument 'encoding' not supported in binary mode")
+        if errors is not None:
+            raise ValueError("Argument 'errors' not supported in binary mode")
+        if newline is not None:
+            raise ValueError("Argument 'newline' not supported in binary mode")
+    binary = LZ4FrameFile(filename, mode.replace("t", ""), block_size=block_size,
+                          compression_level=compression_level,
+                          content_checksum=content_checksum,
+                          block_checksum=block_checksum, block_linked=block_linked,
+                          auto_flush=auto_flush, return_bytearray=return_bytearray,
+                          source_size=source_size, threads=threads)
+    if "t" in mode:
+        return io.TextIOWrapper(binary, encoding, errors, newline)
+    return binary

@@ -1,0 +1,74 @@
+"""zstd on lzkit: decoding with lzkit's own decoder, compression through
+libzstd.
+
+``decompress(data, max_output_size=0)``, ``compress(data, level=3)``, and
+objects in the shape of the ``zstandard`` package's:
+``ZstdDecompressor().decompress(data)`` / ``.stream_reader(source)`` and
+``ZstdCompressor(level).compress(data)``. Errors raise ``ZstdError``.
+"""
+
+import io
+
+from ._lzkit import ZstdError
+from ._lzkit import Reader as _Reader
+from ._lzkit import zstd_compress as _compress
+from ._lzkit import zstd_decompress as _decompress
+
+__all__ = ["compress", "decompress", "ZstdCompressor", "ZstdDecompressor", "ZstdError"]
+
+
+def decompress(data, max_output_size=0):
+    """Decode every frame of ``data``; with ``max_output_size``, more output
+    than that raises ``ZstdError``."""
+    return _decompress(data, max_output_size)
+
+
+def compress(data, level=3, checksum=True, threads=0):
+    """Compress ``data`` into one zstd frame (libzstd; ``threads``: its
+    workers)."""
+    return _compress(data, level, checksum, threads)
+
+
+class ZstdCompressor:
+    """``zstandard.ZstdCompressor``'s one-shot shape: ``compress(data)``."""
+
+    def __init__(self, level=3, write_checksum=True, threads=0):
+        self.level = level
+        self.write_checksum = write_checksum
+        self.threads = threads
+
+    def compress(self, data):
+        return _compress(data, self.level, self.write_checksum, self.threads)
+
+
+class _ZstdReader(io.RawIOBase):
+    def __init__(self, source, window_log_max):
+        if not hasattr(source, "read"):
+            source = io.BytesIO(memoryview(source).tobytes())
+        self._reader = _Reader(source, "zstd", 1, window_log_max)
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        with memoryview(buf) as view, view.cast("B") as out:
+            data = self._reader.read(len(out))
+            out[:len(data)] = data
+            return len(data)
+
+
+class ZstdDecompressor:
+    """``zstandard.ZstdDecompressor``'s shape: ``decompress(data,
+    max_output_size=0)`` and ``stream_reader(source)``. ``max_window_size``:
+    the largest window a stream reader accepts (default 128 MiB)."""
+
+    def __init__(self, max_window_size=0):
+        self._window_log_max = max(10, (max_window_size - 1).bit_length()) if max_window_size else 27
+
+    def decompress(self, data, max_output_size=0):
+        return _decompress(data, max_output_size)
+
+    def stream_reader(self, source, read_size=131075):
+        """A readable binary stream of the decoded bytes of ``source`` (a
+        file object, or a buffer)."""
+        return io.BufferedReader(_ZstdReader(source, self._window_log_max), read_size)

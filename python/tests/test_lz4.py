@@ -1,0 +1,295 @@
+"""lzkit.lz4 against python-lz4 (the ``lz4`` package), whose behaviour is the
+specification: each decodes what the other writes, at every block size,
+level and flag; the same frame information, exceptions and edge cases;
+hostile input raises and never crashes; threads.
+"""
+
+import io
+import os
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import lz4.block as ref_block
+import lz4.frame as ref_frame
+
+import lzkit
+import lzkit.lz4 as lz4
+
+
+def column(n, seed=1):
+    """Column-like data: small integers, runs, a little noise."""
+    rng = random.Random(seed)
+    out = bytearray()
+    v = 0
+    while len(out) < n:
+        v = (v + rng.randint(0, 3)) % 5000
+        out += v.to_bytes(4, "little") * rng.randint(1, 4)
+    return bytes(out[:n])
+
+
+def prose(n, seed=2):
+    rng = random.Random(seed)
+    words = [b"lorem", b"ipsum", b"dolor", b"sit", b"amet", b"basket", b"branch", b"event"]
+    out = bytearray()
+    while len(out) < n:
+        out += rng.choice(words) + (b" " if rng.random() < 0.9 else b"\n")
+        if rng.random() < 0.02:
+            out += os.urandom(rng.randint(1, 40))
+    return bytes(out[:n])
+
+
+DATA = {
+    "empty": b"",
+    "one": b"x",
+    "column": column(300_000),
+    "prose": prose(700_000),
+    "random": random.Random(3).randbytes(100_000),
+}
+
+BLOCK_SIZES = [
+    lz4.frame.BLOCKSIZE_DEFAULT,
+    lz4.frame.BLOCKSIZE_MAX64KB,
+    lz4.frame.BLOCKSIZE_MAX256KB,
+    lz4.frame.BLOCKSIZE_MAX1MB,
+    lz4.frame.BLOCKSIZE_MAX4MB,
+]
+
+
+def test_constants_match_python_lz4():
+    for name in ["BLOCKSIZE_DEFAULT", "BLOCKSIZE_MAX64KB", "BLOCKSIZE_MAX256KB",
+                 "BLOCKSIZE_MAX1MB", "BLOCKSIZE_MAX4MB", "COMPRESSIONLEVEL_MIN",
+                 "COMPRESSIONLEVEL_MINHC", "COMPRESSIONLEVEL_MAX"]:
+        assert getattr(lz4.frame, name) == getattr(ref_frame, name), name
+
+
+@pytest.mark.parametrize("block_size", BLOCK_SIZES)
+@pytest.mark.parametrize("level", [-3, 0, 3, 9, 16])
+@pytest.mark.parametrize("flags", [
+    dict(),
+    dict(content_checksum=True, block_checksum=True),
+    dict(block_linked=False, store_size=False),
+    dict(block_linked=False, content_checksum=True),
+])
+def test_frames_decode_both_ways(block_size, level, flags):
+    for name, data in DATA.items():
+        ours = lz4.frame.compress(data, compression_level=level, block_size=block_size, **flags)
+        assert ref_frame.decompress(ours) == data, name
+        theirs = ref_frame.compress(data, compression_level=level, block_size=block_size, **flags)
+        assert lz4.frame.decompress(theirs) == data, name
+        assert lz4.frame.get_frame_info(ours) == ref_frame.get_frame_info(ours), name
+        assert lz4.frame.get_frame_info(theirs) == ref_frame.get_frame_info(theirs), name
+        assert lz4.frame.decompress(theirs, return_bytes_read=True) == \
+            ref_frame.decompress(theirs, return_bytes_read=True)
+
+
+def test_frame_options_and_threads():
+    data = DATA["prose"] * 8
+    one = lz4.frame.compress(data, block_size=lz4.frame.BLOCKSIZE_MAX64KB, block_linked=False)
+    for threads in [0, 2, 3]:
+        assert lz4.frame.compress(data, block_size=lz4.frame.BLOCKSIZE_MAX64KB,
+                                  block_linked=False, threads=threads) == one
+        assert lz4.frame.decompress(one, threads=threads) == data
+    assert isinstance(lz4.frame.compress(b"abc", return_bytearray=True), bytearray)
+    assert isinstance(lz4.frame.decompress(one, return_bytearray=True), bytearray)
+    with pytest.raises(ValueError):
+        lz4.frame.compress(b"abc", block_size=9)
+
+
+def test_only_the_first_frame_is_decoded():
+    a, b = ref_frame.compress(b"first"), ref_frame.compress(b"second")
+    assert lz4.frame.decompress(a + b) == ref_frame.decompress(a + b) == b"first"
+    assert lz4.frame.decompress(a + b, return_bytes_read=True) == (b"first", len(a))
+
+
+def test_buffer_inputs_without_copies():
+    data = DATA["column"]
+    packed = lz4.frame.compress(data)
+    for form in [bytes, bytearray, memoryview]:
+        assert lz4.frame.decompress(form(packed)) == data
+        assert lz4.frame.compress(form(data)) == packed
+        assert lz4.block.decompress(lz4.block.compress(form(data))) == data
+    strided = memoryview(bytearray(packed))[::2]
+    with pytest.raises(ValueError):
+        lz4.frame.decompress(strided)
+    np = pytest.importorskip("numpy")
+    arr = np.frombuffer(data, dtype=np.uint32)
+    assert lz4.frame.decompress(lz4.frame.compress(arr)) == data
+
+
+@pytest.mark.parametrize("mode,kw", [
+    ("default", {}),
+    ("fast", {"acceleration": 8}),
+    ("high_compression", {"compression": 4}),
+    ("high_compression", {"compression": 12}),
+])
+@pytest.mark.parametrize("store_size", [True, False])
+def test_blocks_decode_both_ways(mode, kw, store_size):
+    for name, data in DATA.items():
+        ours = lz4.block.compress(data, mode=mode, store_size=store_size, **kw)
+        theirs = ref_block.compress(data, mode=mode, store_size=store_size, **kw)
+        size = {} if store_size else {"uncompressed_size": len(data)}
+        assert ref_block.decompress(ours, **size) == data, name
+        assert lz4.block.decompress(theirs, **size) == data, name
+
+
+def test_block_dictionaries_and_sizes():
+    dict_ = DATA["prose"][:60_000]
+    data = DATA["prose"][60_000:120_000]
+    ours = lz4.block.compress(data, dict=dict_)
+    assert ref_block.decompress(ours, dict=dict_) == data
+    theirs = ref_block.compress(data, dict=dict_)
+    assert lz4.block.decompress(theirs, dict=dict_) == data
+    # A generous size: the result is what the block decodes to.
+    raw = ref_block.compress(data, store_size=False)
+    assert lz4.block.decompress(raw, uncompressed_size=len(data) + 1000) == \
+        ref_block.decompress(raw, uncompressed_size=len(data) + 1000)
+    # Too small: an error for both.
+    with pytest.raises(ref_block.LZ4BlockError):
+        ref_block.decompress(raw, uncompressed_size=len(data) - 1)
+    with pytest.raises(lz4.block.LZ4BlockError):
+        lz4.block.decompress(raw, uncompressed_size=len(data) - 1)
+
+
+def test_errors_are_python_lz4s():
+    packed = ref_frame.compress(DATA["prose"], content_checksum=True)
+    for bad in [packed[:-5], packed[:10], b"garbage!", b""]:
+        with pytest.raises(RuntimeError):
+            ref_frame.decompress(bad)
+        with pytest.raises(RuntimeError):
+            lz4.frame.decompress(bad)
+    with pytest.raises(RuntimeError):
+        lz4.frame.get_frame_info(b"xx")
+    for bad in [b"\x10\x00\x00\x00xx", b"\x05\x00\x00\x00\xff\xff\xff"]:
+        with pytest.raises(ref_block.LZ4BlockError):
+            ref_block.decompress(bad)
+        with pytest.raises(lz4.block.LZ4BlockError):
+            lz4.block.decompress(bad)
+    for bad in [b"\x00", b""]:
+        with pytest.raises(ValueError):
+            ref_block.decompress(bad)
+        with pytest.raises(ValueError):
+            lz4.block.decompress(bad)
+    with pytest.raises(ValueError):
+        lz4.block.compress(b"x", mode="nope")
+
+
+def test_a_lying_size_prefix_allocates_nothing():
+    # 4 GiB claimed by 6 bytes: refused at once.
+    with pytest.raises(lz4.block.LZ4BlockError):
+        lz4.block.decompress(b"\xff\xff\xff\xff\x10\x00")
+
+
+def test_hostile_input_raises_and_never_crashes():
+    rng = random.Random(7)
+    frames = [lz4.frame.compress(DATA["prose"][:50_000], block_size=4, block_linked=linked,
+                                 content_checksum=cs, block_checksum=bs)
+              for linked in (True, False) for cs in (True, False) for bs in (True, False)]
+    blocks = [lz4.block.compress(DATA["column"][:40_000], store_size=True)]
+    for _ in range(3000):
+        src = bytearray(rng.choice(frames + blocks))
+        for _ in range(rng.randint(1, 8)):
+            src[rng.randrange(len(src))] ^= 1 << rng.randrange(8)
+        if rng.random() < 0.3:
+            del src[rng.randrange(len(src)):]
+        for fn in (lz4.frame.decompress, lz4.block.decompress, lz4.frame.get_frame_info):
+            try:
+                fn(bytes(src))
+            except (RuntimeError, ValueError, lz4.block.LZ4BlockError):
+                pass
+
+
+def test_streaming_compressor_and_decompressor():
+    data = DATA["prose"]
+    for kw in [dict(), dict(block_size=lz4.frame.BLOCKSIZE_MAX64KB, block_linked=False,
+                             content_checksum=True)]:
+        with lz4.frame.LZ4FrameCompressor(**kw) as c:
+            out = c.begin(source_size=len(data))
+            for i in range(0, len(data), 10_000):
+                out += c.compress(data[i:i + 10_000])
+            out += c.flush()
+        assert ref_frame.decompress(out) == data
+        assert ref_frame.get_frame_info(out)["content_size"] == len(data)
+    # Fed in small pieces, with data after the frame.
+    stream = ref_frame.compress(data) + b"after"
+    d = lz4.frame.LZ4FrameDecompressor()
+    got = b""
+    for i in range(0, len(stream), 4096):
+        got += d.decompress(stream[i:i + 4096])
+    assert got == data and d.eof and d.unused_data == b"after"
+    # max_length.
+    d = lz4.frame.LZ4FrameDecompressor()
+    first = d.decompress(ref_frame.compress(data), max_length=1000)
+    assert first == data[:1000] and not d.needs_input and not d.eof
+    rest = d.decompress(b"")
+    assert first + rest == data and d.eof
+
+
+def test_files_both_ways(tmp_path):
+    data = DATA["prose"] * 3
+    path = tmp_path / "a.lz4"
+    with lz4.frame.open(path, "wb", compression_level=9, content_checksum=True) as f:
+        f.write(data[:100_000])
+        f.write(memoryview(data[100_000:]))
+    with ref_frame.open(path, "rb") as f:
+        assert f.read() == data
+    with ref_frame.open(path, "wb") as f:
+        f.write(data)
+    with lz4.frame.open(path, "rb") as f:
+        assert f.read(10) == data[:10]
+        assert f.read() == data[10:]
+    # Two frames in one file, read in pieces and by line.
+    path.write_bytes(ref_frame.compress(b"line one\nline two\n") + ref_frame.compress(b"three\n"))
+    with lz4.frame.open(path, "rt", encoding="ascii") as f:
+        assert f.readlines() == ["line one\n", "line two\n", "three\n"]
+    with lz4.frame.LZ4FrameFile(str(path)) as f:
+        assert list(f) == [b"line one\n", b"line two\n", b"three\n"]
+    # A file object.
+    buf = io.BytesIO()
+    with lz4.frame.LZ4FrameFile(buf, "wb") as f:
+        f.write(b"to a file object")
+    assert ref_frame.decompress(buf.getvalue()) == b"to a file object"
+    # A corrupt file: an error, not wrong data.
+    good = ref_frame.compress(data, content_checksum=True)
+    path.write_bytes(good[:len(good) // 2] + bytes([good[len(good) // 2] ^ 4]) + good[len(good) // 2 + 1:])
+    with pytest.raises(Exception):
+        with lz4.frame.open(path, "rb") as f:
+            f.read()
+
+
+def test_block_decoder_objects():
+    data = DATA["column"]
+    raw = lz4.block.compress(data, store_size=False)
+    dec = lz4.block.Decoder()
+    for _ in range(3):
+        assert dec.decompress(raw, len(data)) == data
+    out = bytearray(len(data))
+    assert dec.decompress_into(raw, out) == len(data) and bytes(out) == data
+    with pytest.raises(lz4.block.LZ4BlockError):
+        dec.decompress_into(raw, bytearray(10))
+    with pytest.raises(ValueError):
+        dec.decompress_into(raw, b"read-only bytes")
+
+
+def test_concurrent_use_from_threads():
+    inputs = [DATA["prose"][i * 50_000:(i + 1) * 50_000] for i in range(8)]
+    dec = lz4.block.Decoder()
+    lock = threading.Lock()
+
+    def work(chunk):
+        for _ in range(20):
+            packed = lz4.frame.compress(chunk, compression_level=3)
+            assert lz4.frame.decompress(packed) == chunk
+            raw = lz4.block.compress(chunk, store_size=False)
+            with lock:
+                assert dec.decompress(raw, len(chunk)) == chunk
+        return True
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, inputs))
+
+
+def test_version():
+    assert lzkit.__version__ and lz4.library_version_number() >= 11000
