@@ -38,7 +38,15 @@ struct Input {
 
 impl Input {
     fn get(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
-        let buf = PyBuffer::<u8>::get(obj)?;
+        let buf = match PyBuffer::<u8>::get(obj) {
+            Ok(buf) => buf,
+            // Items of another type (a NumPy array of uint32): its bytes,
+            // through a memoryview cast to bytes (no copy).
+            Err(_) => {
+                let view = pyo3::types::PyMemoryView::from(obj)?;
+                PyBuffer::<u8>::get(&view.call_method1("cast", ("B",))?)?
+            }
+        };
         if !buf.is_c_contiguous() {
             return Err(PyValueError::new_err(
                 "the buffer is not C-contiguous: pass bytes, bytearray or a contiguous array",
@@ -218,16 +226,29 @@ fn block_decompress(
             None => block::decompress_into(body, dst),
         }
     };
-    let mut out = vec![0u8; cap];
-    let n = py
-        .allow_threads(|| decode(&mut out))
-        .map_err(|e| LZ4BlockError::new_err(format!("Decompression failed: {e}")))?;
-    if uncompressed_size < 0 && n != size {
+    let failed = |e: lzkit::Error| LZ4BlockError::new_err(format!("Decompression failed: {e}"));
+    // Straight into the object returned; only a block shorter than the
+    // size given (a generous `uncompressed_size`) is copied out of it.
+    let mut written = 0;
+    let filled = |buf: &mut [u8]| -> PyResult<()> {
+        written = py.allow_threads(|| decode(buf)).map_err(failed)?;
+        Ok(())
+    };
+    let out: PyObject = if return_bytearray {
+        PyByteArray::new_with(py, cap, filled)?.into_any().unbind()
+    } else {
+        PyBytes::new_with(py, cap, filled)?.into_any().unbind()
+    };
+    if uncompressed_size < 0 && written != size {
         return Err(LZ4BlockError::new_err(format!(
-            "Decompression failed: decoded {n} bytes, the size prefix says {size}"
+            "Decompression failed: decoded {written} bytes, the size prefix says {size}"
         )));
     }
-    Ok(output(py, &out[..n], return_bytearray))
+    if written == cap {
+        return Ok(out);
+    }
+    let view = Input::get(out.bind(py))?;
+    Ok(output(py, &view.bytes()[..written], return_bytearray))
 }
 
 /// `lz4.frame.compress`, with `threads`.
@@ -263,17 +284,6 @@ fn frame_compress(
     Ok(output(py, &packed, return_bytearray))
 }
 
-/// The first frame of `src`: its length, or an error saying what is wrong.
-fn first_frame_len(src: &[u8]) -> Result<usize, lzkit::Error> {
-    match frame::first_frame(src)? {
-        Some(f) => Ok(f.compressed_size as usize),
-        None => Err(lzkit::Error::Truncated {
-            at: 0,
-            what: "frame header",
-        }),
-    }
-}
-
 /// `lz4.frame.decompress`: the first frame of `data` (and, with
 /// `return_bytes_read`, how many bytes it took); `threads` decode the
 /// blocks of an independent-block frame in parallel.
@@ -287,15 +297,41 @@ fn frame_decompress(
     threads: usize,
 ) -> PyResult<PyObject> {
     let src = Input::get(data)?;
-    let (decoded, used) = py
-        .allow_threads(|| {
-            let all = src.bytes();
-            let used = first_frame_len(all)?;
-            let opts = frame::DecodeOptions::new().threads(threads);
-            frame::decompress_with(&all[..used], &opts).map(|d| (d, used))
-        })
-        .map_err(runtime)?;
-    let out = output(py, &decoded, return_bytearray);
+    let all = src.bytes();
+    // A frame that says its size is decoded straight into the object
+    // returned (never larger than its blocks can produce: a size in a
+    // header is a claim).
+    let exact = frame::read_header(all).ok().and_then(|h| {
+        let bound = all.len().saturating_mul(255);
+        h.content_size
+            .filter(|_| h.kind == frame::FrameKind::Standard && h.dict_id.is_none() && threads <= 1)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= bound)
+    });
+    let (out, used) = match exact {
+        Some(size) => {
+            let mut used = 0;
+            let filled = |buf: &mut [u8]| -> PyResult<()> {
+                let (_, n) = py
+                    .allow_threads(|| frame::decompress_into(all, buf))
+                    .map_err(runtime)?;
+                used = n;
+                Ok(())
+            };
+            let out: PyObject = if return_bytearray {
+                PyByteArray::new_with(py, size, filled)?.into_any().unbind()
+            } else {
+                PyBytes::new_with(py, size, filled)?.into_any().unbind()
+            };
+            (out, used)
+        }
+        None => {
+            let (decoded, used) = py
+                .allow_threads(|| frame::decompress_first(all, threads))
+                .map_err(runtime)?;
+            (output(py, &decoded, return_bytearray), used)
+        }
+    };
     if return_bytes_read {
         Ok((out, used).into_pyobject(py)?.into_any().unbind())
     } else {
@@ -429,6 +465,9 @@ struct FrameDecompressor {
     pending: Vec<u8>,
     pending_at: usize,
     threads: usize,
+    /// How far the frame in `input` is known to go: where the next block
+    /// size word is, and the frame's block and content checksum flags.
+    walk: Option<(usize, bool, bool)>,
     /// A frame ended: bytes after it are `unused_data`.
     eof: bool,
     unused: Vec<u8>,
@@ -444,6 +483,7 @@ impl FrameDecompressor {
             pending: Vec::new(),
             pending_at: 0,
             threads,
+            walk: None,
             eof: false,
             unused: Vec::new(),
         }
@@ -466,19 +506,14 @@ impl FrameDecompressor {
         }
         self.input.extend_from_slice(src.bytes());
         drop(src);
-        if self.pending_at == self.pending.len() && !self.input.is_empty() {
+        if self.pending_at == self.pending.len()
+            && !self.input.is_empty()
+            && self.frame_complete().map_err(runtime)?
+        {
             let threads = self.threads;
             let input = &self.input;
-            let done = py.allow_threads(|| -> Result<Option<(Vec<u8>, usize)>, lzkit::Error> {
-                let used = match first_frame_len(input) {
-                    Ok(n) => n,
-                    // Not all of the frame is here yet.
-                    Err(lzkit::Error::Truncated { .. }) => return Ok(None),
-                    Err(e) => return Err(e),
-                };
-                let opts = frame::DecodeOptions::new().threads(threads);
-                Ok(Some((frame::decompress_with(&input[..used], &opts)?, used)))
-            });
+            let done = py.allow_threads(|| frame::decompress_first(input, threads).map(Some));
+            self.walk = None;
             if let Some((decoded, used)) = done.map_err(runtime)? {
                 self.pending = decoded;
                 self.pending_at = 0;
@@ -519,6 +554,59 @@ impl FrameDecompressor {
     /// Forget everything.
     fn reset(&mut self) {
         *self = FrameDecompressor::new(self.threads);
+    }
+}
+
+impl FrameDecompressor {
+    /// Whether `input` holds a whole frame: its block size words are
+    /// walked (from where the last call stopped), nothing is decoded.
+    /// Frames other than standard ones are decoded when they are whole,
+    /// as the decoder finds.
+    fn frame_complete(&mut self) -> Result<bool, lzkit::Error> {
+        let src = &self.input[..];
+        let (mut pos, block_sum, content_sum) = match self.walk {
+            Some(w) => w,
+            None => {
+                let h = match frame::read_header(src) {
+                    Ok(h) => h,
+                    Err(lzkit::Error::Truncated { .. }) => return Ok(false),
+                    Err(e) => return Err(e),
+                };
+                match h.kind {
+                    frame::FrameKind::Standard => {}
+                    frame::FrameKind::Skippable => return Ok(src.len() as u64 >= h.compressed_size),
+                    // A legacy stream ends at the end of the input.
+                    frame::FrameKind::Legacy => return Ok(true),
+                }
+                (
+                    h.compressed_size as usize,
+                    h.block_checksum,
+                    h.content_checksum,
+                )
+            }
+        };
+        loop {
+            let Some(word) = src.get(pos..pos + 4) else {
+                self.walk = Some((pos, block_sum, content_sum));
+                return Ok(false);
+            };
+            let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            if word == 0 {
+                self.walk = Some((pos, block_sum, content_sum));
+                return Ok(src.len() >= pos + 4 + if content_sum { 4 } else { 0 });
+            }
+            let len = (word & 0x7FFF_FFFF) as usize;
+            if len > 4 << 20 {
+                // Larger than any block: let the decoder say so now.
+                return Ok(true);
+            }
+            let next = pos + 4 + len + if block_sum { 4 } else { 0 };
+            if next > src.len() {
+                self.walk = Some((pos, block_sum, content_sum));
+                return Ok(false);
+            }
+            pos = next;
+        }
     }
 }
 
@@ -739,6 +827,97 @@ impl BlockDecoder {
     }
 }
 
+/// `lzkit.recompress_file`: decode `src` (LZ4, zstd, gzip, zlib, xz or
+/// LZMA) and write its content to `dst` as `to` ("lz4" or "zstd") at
+/// `level` (None: the format's default), `seekable` chunks if not 0; the
+/// output is written under a temporary name and renamed when complete (and,
+/// with `verify`, decoded again and compared). Returns the summary.
+#[pyfunction]
+#[pyo3(signature = (src, dst, to="zstd", level=None, threads=0, verify=true, seekable=0))]
+#[allow(clippy::too_many_arguments)]
+fn recompress_file<'py>(
+    py: Python<'py>,
+    src: std::path::PathBuf,
+    dst: std::path::PathBuf,
+    to: &str,
+    level: Option<i32>,
+    threads: usize,
+    verify: bool,
+    seekable: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    use lzkit::recompress::{RecompressError, RecompressOptions, Target};
+    let lz4 = FrameOptions::new()
+        .level(Level::new(level.unwrap_or(1)))
+        .threads(threads);
+    let zstd = lzkit::zstd::EncodeOptions::new()
+        .level(level.unwrap_or(3))
+        .workers(u32::try_from(threads).unwrap_or(u32::MAX));
+    let target = match (to, seekable) {
+        ("lz4", 0) => Target::Lz4(lz4),
+        ("zstd" | "zst", 0) => Target::Zstd(zstd),
+        ("lz4", n) => Target::Seekable(
+            lzkit::seekable::WriteOptions::lz4(lz4)
+                .chunk_size(n)
+                .threads(threads),
+        ),
+        ("zstd" | "zst", n) => Target::Seekable(
+            lzkit::seekable::WriteOptions::zstd(zstd)
+                .chunk_size(n)
+                .threads(threads),
+        ),
+        (other, _) => {
+            return Err(PyValueError::new_err(format!(
+                "unknown target format {other:?}: \"lz4\" or \"zstd\""
+            )));
+        }
+    };
+    let opts = RecompressOptions::new(target).verify(verify);
+    let tmp = {
+        let mut name = dst.clone().into_os_string();
+        name.push(format!(".lzkit-tmp-{}", std::process::id()));
+        std::path::PathBuf::from(name)
+    };
+    let result = py.allow_threads(|| -> Result<lzkit::recompress::Summary, String> {
+        let input = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+        let output = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        let output = std::io::BufWriter::with_capacity(1 << 20, output);
+        let done = lzkit::recompress::recompress(
+            io::BufReader::with_capacity(1 << 20, input),
+            output,
+            &opts,
+        );
+        let summary = match done {
+            Ok((w, summary)) => {
+                let file = w
+                    .into_inner()
+                    .map_err(|e| format!("{}: {}", dst.display(), e.error()))?;
+                file.sync_all()
+                    .map_err(|e| format!("{}: {e}", dst.display()))?;
+                summary
+            }
+            Err(RecompressError::Input(e)) => return Err(format!("{}: {e}", src.display())),
+            Err(RecompressError::Output(e)) => return Err(format!("{}: {e}", dst.display())),
+        };
+        std::fs::rename(&tmp, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        Ok(summary)
+    });
+    let summary = match result {
+        Ok(s) => s,
+        Err(msg) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(PyRuntimeError::new_err(msg));
+        }
+    };
+    let d = PyDict::new(py);
+    d.set_item("source", summary.source.name())?;
+    d.set_item("read", summary.read)?;
+    d.set_item("content", summary.content)?;
+    d.set_item("content_xxh64", summary.content_xxh64)?;
+    d.set_item("written", summary.written)?;
+    d.set_item("verified", summary.verified)?;
+    Ok(d)
+}
+
 /// The native module.
 #[pymodule]
 fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -752,6 +931,7 @@ fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_frame_info, m)?)?;
     m.add_function(wrap_pyfunction!(zstd_decompress, m)?)?;
     m.add_function(wrap_pyfunction!(zstd_compress, m)?)?;
+    m.add_function(wrap_pyfunction!(recompress_file, m)?)?;
     m.add_class::<FrameCompressor>()?;
     m.add_class::<FrameDecompressor>()?;
     m.add_class::<Reader>()?;

@@ -52,7 +52,10 @@ pub(crate) mod header;
 mod list;
 
 pub use crate::pool::effective_threads;
-pub use decode::{FrameDecoder, decompress, decompress_with, decompress_with_dict};
+pub use decode::{
+    FrameDecoder, decompress, decompress_first, decompress_into, decompress_with,
+    decompress_with_dict,
+};
 pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, first_frame, list_frames, read_header};

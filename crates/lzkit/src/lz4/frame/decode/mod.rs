@@ -251,6 +251,42 @@ pub fn decompress(src: &[u8]) -> Result<Vec<u8>> {
     slice::decompress(src, 1)
 }
 
+/// The first frame of `src` only (python-lz4's `lz4.frame.decompress`):
+/// its content and the number of bytes of `src` it took, on `threads`
+/// threads for a frame of independent blocks (0: one per core). A
+/// skippable frame decodes to nothing; a legacy stream runs to the next
+/// magic number.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+/// let a = frame::compress(b"first", &FrameOptions::new());
+/// let both = [a.clone(), frame::compress(b"second", &FrameOptions::new())].concat();
+/// assert_eq!(frame::decompress_first(&both, 1)?, (b"first".to_vec(), a.len()));
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn decompress_first(src: &[u8], threads: usize) -> Result<(Vec<u8>, usize)> {
+    slice::decompress_first(src, effective_threads(threads))
+}
+
+/// The first frame of `src`, a standard frame without a dictionary,
+/// decoded into `dst`: returns the bytes written and the bytes of `src` it
+/// took. A frame that decodes to more than `dst` holds is an error (size
+/// `dst` from the frame's content size, [`super::read_header`]).
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+/// let data = b"into the caller's buffer ".repeat(100);
+/// let packed = frame::compress(&data, &FrameOptions::new().content_size(Some(data.len() as u64)));
+/// let mut out = vec![0u8; data.len()];
+/// assert_eq!(frame::decompress_into(&packed, &mut out)?, (data.len(), packed.len()));
+/// assert_eq!(out, data);
+/// assert!(frame::decompress_into(&packed, &mut out[..100]).is_err());
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<(usize, usize)> {
+    slice::decompress_into(src, dst)
+}
+
 /// [`decompress`] with a dictionary (the one the frames were compressed with).
 ///
 /// ```

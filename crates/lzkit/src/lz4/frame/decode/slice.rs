@@ -19,29 +19,86 @@ pub(super) fn decompress(src: &[u8], threads: usize) -> Result<Vec<u8>> {
     let mut input = SliceInput { src, pos: 0 };
     let mut out = Vec::new();
     while input.pos < src.len() {
-        let at = input.pos as u64;
-        let magic = input.u32("magic number")?;
-        match Magic::classify(magic) {
-            Some(Magic::Standard) => {
-                let header = read_header(&mut input, at)?;
-                if let Some(dict_id) = header.dict_id {
-                    return Err(Error::DictionaryRequired { dict_id });
-                }
-                if threads > 1 && header.block_mode == BlockMode::Independent {
-                    parallel::decode_frame_slice(&mut input, header, &mut out, &mut par)?;
-                } else {
-                    decode_frame_slice(&mut input, header, &mut out, &mut decoder)?;
-                }
-            }
-            Some(Magic::Legacy) => legacy::decode_slice(&mut input, &mut out, &mut decoder)?,
-            Some(Magic::Skippable) => {
-                let len = input.u32("skippable frame size")? as usize;
-                input.take(len, "skippable frame")?;
-            }
-            None => return Err(Error::UnknownMagic { magic, at }),
-        }
+        decode_one(&mut input, &mut out, &mut decoder, &mut par, threads)?;
     }
     Ok(out)
+}
+
+/// The first frame of `src` only (a skippable one decodes to nothing):
+/// its content, and the bytes it took.
+pub(super) fn decompress_first(src: &[u8], threads: usize) -> Result<(Vec<u8>, usize)> {
+    let mut par = SlicePar::new(threads);
+    let mut decoder = Decoder::new();
+    let mut input = SliceInput { src, pos: 0 };
+    let mut out = Vec::new();
+    decode_one(&mut input, &mut out, &mut decoder, &mut par, threads)?;
+    Ok((out, input.pos))
+}
+
+/// The first frame of `src`, a standard frame, decoded into `dst`: the
+/// bytes written and the bytes of `src` it took.
+pub(super) fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<(usize, usize)> {
+    let mut input = SliceInput { src, pos: 0 };
+    let magic = input.u32("magic number")?;
+    if Magic::classify(magic) != Some(Magic::Standard) {
+        return Err(Error::UnknownMagic { magic, at: 0 });
+    }
+    let header = read_header(&mut input, 0)?;
+    if let Some(dict_id) = header.dict_id {
+        return Err(Error::DictionaryRequired { dict_id });
+    }
+    let mut decoder = Decoder::new();
+    let mut state = FrameState::new(header);
+    let block_max = header.block_size.bytes();
+    let mut filled = 0usize;
+    while let Some(block) = slice_block(&mut input, &header, state.block_index)? {
+        let room = block_room(block.data.len(), block.stored, block_max);
+        let end = filled.saturating_add(room).min(dst.len());
+        let history = match header.block_mode {
+            BlockMode::Linked => 0,
+            BlockMode::Independent => filled,
+        };
+        filled += state.decode_block(
+            &mut decoder,
+            block,
+            &mut dst[history..end],
+            filled - history,
+        )?;
+    }
+    finish_frame_slice(&mut input, &state)?;
+    Ok((filled, input.pos))
+}
+
+/// Decode the frame at `input` (of any kind) onto `out`.
+fn decode_one(
+    input: &mut SliceInput<'_>,
+    out: &mut Vec<u8>,
+    decoder: &mut Decoder,
+    par: &mut SlicePar,
+    threads: usize,
+) -> Result<()> {
+    let at = input.pos as u64;
+    let magic = input.u32("magic number")?;
+    match Magic::classify(magic) {
+        Some(Magic::Standard) => {
+            let header = read_header(input, at)?;
+            if let Some(dict_id) = header.dict_id {
+                return Err(Error::DictionaryRequired { dict_id });
+            }
+            if threads > 1 && header.block_mode == BlockMode::Independent {
+                parallel::decode_frame_slice(input, header, out, par)?;
+            } else {
+                decode_frame_slice(input, header, out, decoder)?;
+            }
+        }
+        Some(Magic::Legacy) => legacy::decode_slice(input, out, decoder)?,
+        Some(Magic::Skippable) => {
+            let len = input.u32("skippable frame size")? as usize;
+            input.take(len, "skippable frame")?;
+        }
+        None => return Err(Error::UnknownMagic { magic, at }),
+    }
+    Ok(())
 }
 
 /// A cursor over the one-shot input with truncation errors.

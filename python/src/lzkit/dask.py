@@ -1,0 +1,154 @@
+"""lzkit for Dask, the distributed engine.
+
+Importing this module registers lzkit, where the packages are installed:
+
+* in Dask's network layer, as the compression ``"lzkit"`` (LZ4 blocks
+  through lzkit): ``dask.config.set(lzkit.dask.config())`` before a cluster
+  starts sets it, with this module preloaded on the scheduler, the nannies
+  and the workers, so every process knows the name;
+* in fsspec, as the ``"lz4"`` and ``"zstd"`` compressions:
+  ``fsspec.open("x.lz4", compression="lz4")`` reads and writes through lzkit.
+
+``recompress(paths, to="zstd", client=...)`` spreads files over a cluster's
+workers (one file per task, each written under a temporary name and renamed
+when complete, with the same bytes as ``lzkit recompress`` on one machine
+at the same settings); without a client, the files are done here, one after
+another.
+"""
+
+import io
+import os
+from functools import partial
+
+from . import lz4 as _lz4
+from . import zstd as _zstd
+from ._lzkit import recompress_file as _recompress_file
+
+__all__ = ["NAME", "register", "config", "recompress", "output_name"]
+
+NAME = "lzkit"
+
+_SUFFIXES = {".gz": "", ".tgz": ".tar", ".xz": "", ".lzma": "", ".zz": "", ".zst": "", ".lz4": ""}
+
+
+def _lz4_open(infile, mode="rb", **kwargs):
+    return _lz4.frame.LZ4FrameFile(infile, mode=mode)
+
+
+class _ZstdWriter(io.RawIOBase):
+    """zstd output in frames of 4 MiB of content (libzstd)."""
+
+    CHUNK = 4 << 20
+
+    def __init__(self, fileobj, level=3):
+        self._f = fileobj
+        self._level = level
+        self._buf = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        with memoryview(data) as view:
+            self._buf += view
+            n = view.nbytes
+        while len(self._buf) >= self.CHUNK:
+            self._f.write(_zstd.compress(bytes(self._buf[:self.CHUNK]), level=self._level))
+            del self._buf[:self.CHUNK]
+        return n
+
+    def close(self):
+        if not self.closed:
+            if self._buf:
+                self._f.write(_zstd.compress(bytes(self._buf), level=self._level))
+                self._buf.clear()
+            self._f.flush()
+        super().close()
+
+
+def _zstd_open(infile, mode="rb", **kwargs):
+    if "r" in mode:
+        return _zstd.ZstdDecompressor().stream_reader(infile)
+    return io.BufferedWriter(_ZstdWriter(infile))
+
+
+def register():
+    """Register lzkit in Dask's network layer and in fsspec (where they are
+    installed); returns the names of what was registered."""
+    done = []
+    try:
+        from distributed.protocol import compression as dc
+    except ImportError:
+        pass
+    else:
+        dc.compressions[NAME] = dc.Compression(
+            NAME,
+            _lz4.block.compress,
+            # A writable result, as Dask's own lz4 entry returns.
+            partial(_lz4.block.decompress, return_bytearray=True),
+        )
+        done.append("distributed")
+    try:
+        import fsspec.compression as fc
+    except ImportError:
+        pass
+    else:
+        fc.register_compression("lz4", _lz4_open, "lz4", force=True)
+        fc.register_compression("zstd", _zstd_open, "zst", force=True)
+        done.append("fsspec")
+    return done
+
+
+def config():
+    """Dask settings that make ``"lzkit"`` the network compression, with
+    this module preloaded everywhere (``dask.config.set(config())`` before
+    the cluster starts)."""
+    return {
+        "distributed.comm.compression": NAME,
+        "distributed.scheduler.preload": [__name__],
+        "distributed.worker.preload": [__name__],
+        "distributed.nanny.preload": [__name__],
+    }
+
+
+def output_name(path, to="zstd", out_dir=None):
+    """``path`` without its compressed suffix, plus ``.zst`` or ``.lz4``
+    (``x.tgz``: ``x.tar.zst``), in ``out_dir`` if given."""
+    root, ext = os.path.splitext(path)
+    if ext in _SUFFIXES:
+        path = root + _SUFFIXES[ext]
+    out = path + (".lz4" if to == "lz4" else ".zst")
+    if out_dir is not None:
+        out = os.path.join(out_dir, os.path.basename(out))
+    return out
+
+
+def _recompress_one(path, to, level, out_dir, verify, seekable, threads):
+    dst = output_name(path, to, out_dir)
+    if os.path.abspath(dst) == os.path.abspath(path):
+        raise ValueError(f"{path}: the output name is the input's; give out_dir")
+    summary = _recompress_file(path, dst, to, level, threads, verify, seekable)
+    summary.update(path=path, output=dst)
+    return summary
+
+
+def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
+               verify=True, seekable=0, threads=1):
+    """Recompress ``paths`` (LZ4, zstd, gzip, zlib, xz, LZMA) to ``to``
+    (``"lz4"`` or ``"zstd"``) at ``level``, one task per file on
+    ``client``'s workers (or here, one after another, without a client).
+    ``threads``: threads per file (1 suits one task per worker thread).
+    Returns one summary per file, in order: ``path``, ``output``,
+    ``source``, ``read``, ``content``, ``content_xxh64``, ``written``,
+    ``verified``. The first failure raises.
+    """
+    job = partial(_recompress_one, to=to, level=level, out_dir=out_dir,
+                  verify=verify, seekable=seekable, threads=threads)
+    paths = [os.fspath(p) for p in paths]
+    if client is None:
+        return [job(p) for p in paths]
+    futures = client.map(job, paths, pure=False)
+    return client.gather(futures)
+
+
+register()

@@ -1,0 +1,100 @@
+"""lzkit.dask: the "lzkit" network compression on a real LocalCluster of
+worker processes, fsspec compressions, and recompression spread over the
+workers with the same bytes as on one machine. Skipped where
+dask.distributed is not installed.
+"""
+
+import gzip
+import lzma
+import os
+import random
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
+
+import lzkit  # noqa: E402
+import lzkit.dask  # noqa: E402
+import lzkit.lz4 as lz4  # noqa: E402
+import lzkit.zstd as zstd  # noqa: E402
+
+
+def content(i, n=300_000):
+    rng = random.Random(i)
+    words = [b"event", b"run", b"basket", b"jet", b"muon", b"lumi"]
+    out = bytearray()
+    while len(out) < n:
+        out += rng.choice(words) + b" " + str(rng.randint(0, 99)).encode() + b"\n"
+    return bytes(out[:n])
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with dask.config.set(lzkit.dask.config()):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as c:
+            with distributed.Client(c) as client:
+                yield client
+
+
+def test_network_compression_is_lzkit(cluster):
+    def setting():
+        from distributed.protocol.compression import compressions
+        return dask.config.get("distributed.comm.compression"), "lzkit" in compressions
+
+    for name, known in cluster.run(setting).values():
+        assert name == "lzkit" and known
+    # Large, compressible results travel between processes.
+    data = content(1, 2_000_000)
+    fut = cluster.submit(lambda d: d + d, cluster.scatter(data), pure=False)
+    assert fut.result() == data + data
+
+
+def test_fsspec(tmp_path):
+    fsspec = pytest.importorskip("fsspec")
+    lzkit.dask.register()
+    data = content(2)
+    for comp, check in [("lz4", lz4.frame.decompress), ("zstd", zstd.decompress)]:
+        path = str(tmp_path / f"x.{comp}")
+        with fsspec.open(path, "wb", compression=comp) as f:
+            f.write(data)
+        with open(path, "rb") as f:
+            assert check(f.read()) == data
+        with fsspec.open(path, "rb", compression=comp) as f:
+            assert f.read() == data
+
+
+def test_recompress_on_the_cluster_matches_one_machine(cluster, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    paths = []
+    for i in range(6):
+        data = content(i)
+        p = src / (f"f{i}.gz" if i % 2 else f"f{i}.xz")
+        p.write_bytes(gzip.compress(data) if i % 2 else lzma.compress(data))
+        paths.append(str(p))
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "local").mkdir()
+    remote = lzkit.dask.recompress(paths, to="zstd", level=5, client=cluster,
+                                   out_dir=str(tmp_path / "dist"))
+    local = lzkit.dask.recompress(paths, to="zstd", level=5, out_dir=str(tmp_path / "local"))
+    for r, l, i in zip(remote, local, range(6)):
+        assert r["verified"] and r["content"] == len(content(i))
+        with open(r["output"], "rb") as a, open(l["output"], "rb") as b:
+            out = a.read()
+            assert out == b.read(), "the cluster's output differs from one machine's"
+        assert zstd.decompress(out) == content(i)
+        assert {k: v for k, v in r.items() if k != "output"} == \
+            {k: v for k, v in l.items() if k != "output"}
+    # LZ4, seekable; a bad file fails and leaves no output.
+    out = lzkit.dask.recompress(paths[:2], to="lz4", seekable=64 << 10, client=cluster,
+                                out_dir=str(tmp_path / "dist"))
+    with lz4.frame.open(out[0]["output"], "rb") as f:  # every frame (seekable: several)
+        assert f.read() == content(0)
+    bad = src / "bad.gz"
+    bad.write_bytes(gzip.compress(content(9))[:-20])
+    with pytest.raises(Exception):
+        lzkit.dask.recompress([str(bad)], client=cluster, out_dir=str(tmp_path / "dist"))
+    assert not (tmp_path / "dist" / "bad.zst").exists()
+    assert not [n for n in os.listdir(tmp_path / "dist") if "lzkit-tmp" in n]
