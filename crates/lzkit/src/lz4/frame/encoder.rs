@@ -61,6 +61,9 @@ pub fn try_compress(src: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
     if opts.content_size.is_some() {
         opts.content_size = Some(src.len() as u64);
     }
+    if effective_threads(opts.threads) == 1 && !opts.legacy && opts.dictionary.is_none() {
+        return Ok(compress_serial(src, &opts));
+    }
     let mut out = Vec::with_capacity(src.len() / 2 + 64);
     let mut enc = FrameEncoder::new(&mut out, &opts);
     let written = enc.write_all(src).and_then(|()| enc.finish().map(|_| ()));
@@ -68,6 +71,54 @@ pub fn try_compress(src: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
     debug_assert!(written.is_ok());
     drop(written);
     Ok(out)
+}
+
+/// One-shot compression on the calling thread, without a dictionary: the
+/// jobs and blocks of [`FrameEncoder`] (so the same bytes), compressed from
+/// `src` itself straight after the header, without copying the input into
+/// job buffers or the output out of them.
+fn compress_serial(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
+    let plan = Plan::new(opts);
+    let mut w = plan.worker();
+    // Room for the worst case up front: growing the vector would copy what
+    // is written at every doubling (pages are touched only as written).
+    let blocks = src.len().div_ceil(plan.block_max).max(1);
+    let bound = max_compressed_size(src.len())
+        .saturating_add(blocks.saturating_mul(3 * WORD + 16))
+        .saturating_add(32);
+    let mut header = Vec::with_capacity(bound);
+    Header {
+        block_size: opts.block_size,
+        block_mode: opts.block_mode,
+        block_checksum: opts.block_checksum,
+        content_checksum: opts.content_checksum,
+        content_size: opts.content_size,
+        dict_id: opts.dict_id,
+    }
+    .write(&mut header);
+    let mut out = Output {
+        len: header.len(),
+        buf: header,
+    };
+    let job_size = MIN_JOB_SIZE.max(plan.block_max);
+    let mut start = 0;
+    while start < src.len() {
+        let end = src.len().min(start + job_size);
+        // In linked mode a job starts from the 64 KiB before it.
+        let history = if plan.linked { start.min(HISTORY) } else { 0 };
+        let job = &src[start - history..end];
+        let done = plan.compress_range(&mut w, job, history, history, job.len(), &mut out);
+        // Compressing into a vector cannot fail.
+        debug_assert!(done.is_ok());
+        start = end;
+    }
+    let mut out_buf = out.buf;
+    out_buf.truncate(out.len);
+    out_buf.extend_from_slice(&0u32.to_le_bytes());
+    if opts.content_checksum {
+        out_buf.extend_from_slice(&xxh32(src, 0).to_le_bytes());
+    }
+    out_buf
 }
 
 /// How every job cuts and compresses its blocks (shared by the workers).
