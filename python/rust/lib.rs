@@ -918,8 +918,95 @@ fn recompress_file<'py>(
     Ok(d)
 }
 
+/// `lzkit.probe_files`: the codec probe of `lzkit probe` on `paths`: an
+/// evenly spread sample of `sample_bytes` (the same every time), cut into
+/// `block_size` blocks (None: whole files), compressed with each of
+/// `settings` (`(codec, level, favor_dec_speed)`; None: the defaults).
+/// `time_limit` (seconds; None: none) stops slow settings early, their
+/// ratio then estimated. Returns the report as a dict.
+#[pyfunction]
+#[pyo3(signature = (paths, settings=None, sample_bytes=32 << 20, block_size=Some(64 << 10), threads=0, time_limit=Some(1.5)))]
+fn probe_files<'py>(
+    py: Python<'py>,
+    paths: Vec<std::path::PathBuf>,
+    settings: Option<Vec<(String, i32, bool)>>,
+    sample_bytes: u64,
+    block_size: Option<usize>,
+    threads: usize,
+    time_limit: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use lzkit::probe::{self, ProbeOptions, SampleBuilder, Setting};
+    let blocks = match block_size {
+        Some(0) => {
+            return Err(PyValueError::new_err(
+                "block_size must be positive (None: whole files)",
+            ));
+        }
+        Some(n) => probe::BlockSize::Bytes(n),
+        None => probe::BlockSize::WholeFile,
+    };
+    let settings = match settings {
+        None => Setting::defaults(),
+        Some(list) => list
+            .into_iter()
+            .map(|(codec, level, favor)| match codec.as_str() {
+                "lz4" if favor => Ok(Setting::lz4_favor_dec_speed(level)),
+                "lz4" => Ok(Setting::lz4(level)),
+                "zstd" => Ok(Setting::zstd(level)),
+                other => Err(PyValueError::new_err(format!(
+                    "unknown codec {other:?}: \"lz4\" or \"zstd\""
+                ))),
+            })
+            .collect::<PyResult<Vec<_>>>()?,
+    };
+    let opts = ProbeOptions::new()
+        .settings(settings)
+        .threads(threads)
+        .time_limit(time_limit.map(std::time::Duration::from_secs_f64));
+    let report = py
+        .allow_threads(|| {
+            let mut builder = SampleBuilder::new(sample_bytes, blocks);
+            for p in &paths {
+                builder = builder.file(p.clone());
+            }
+            let sample = builder.build()?;
+            probe::probe(&sample, &opts)
+        })
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("input_bytes", report.input_bytes)?;
+    d.set_item("files", report.files)?;
+    d.set_item("sample_bytes", report.sample_bytes)?;
+    d.set_item("blocks", report.blocks)?;
+    d.set_item("block_size", report.block_size.to_string())?;
+    d.set_item("whole_input", report.whole_input)?;
+    d.set_item("threads", report.threads)?;
+    let list = pyo3::types::PyList::empty(py);
+    for c in &report.candidates {
+        let e = PyDict::new(py);
+        e.set_item("codec", c.setting.codec_name())?;
+        e.set_item("level", c.setting.level)?;
+        e.set_item("favor_dec_speed", c.setting.favor_dec_speed)?;
+        e.set_item("setting", c.setting.to_string())?;
+        e.set_item("ratio", c.ratio)?;
+        e.set_item("sample_bytes", c.sample_bytes)?;
+        e.set_item("blocks", c.blocks)?;
+        e.set_item("compressed_bytes", c.compressed_bytes)?;
+        e.set_item("compress_mbps", c.compress_mbps)?;
+        e.set_item("compress_mbps_threads", c.compress_mbps_threads)?;
+        e.set_item("decompress_mbps", c.decompress_mbps)?;
+        e.set_item("compress_memory", c.compress_memory)?;
+        e.set_item("decompress_memory", c.decompress_memory)?;
+        e.set_item("pareto", c.pareto)?;
+        e.set_item("pareto_compress", c.pareto_compress)?;
+        list.append(e)?;
+    }
+    d.set_item("candidates", list)?;
+    Ok(d)
+}
+
 /// The native module.
-#[pymodule]
+#[pymodule(gil_used = false)]
 fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("LZ4BlockError", py.get_type::<LZ4BlockError>())?;
@@ -932,6 +1019,7 @@ fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zstd_decompress, m)?)?;
     m.add_function(wrap_pyfunction!(zstd_compress, m)?)?;
     m.add_function(wrap_pyfunction!(recompress_file, m)?)?;
+    m.add_function(wrap_pyfunction!(probe_files, m)?)?;
     m.add_class::<FrameCompressor>()?;
     m.add_class::<FrameDecompressor>()?;
     m.add_class::<Reader>()?;

@@ -98,3 +98,20 @@ def test_recompress_on_the_cluster_matches_one_machine(cluster, tmp_path):
         lzkit.dask.recompress([str(bad)], client=cluster, out_dir=str(tmp_path / "dist"))
     assert not (tmp_path / "dist" / "bad.zst").exists()
     assert not [n for n in os.listdir(tmp_path / "dist") if "lzkit-tmp" in n]
+
+
+def test_probe_on_the_cluster_gives_one_machines_ratios(cluster, tmp_path):
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"c{i}"
+        p.write_bytes(content(i, 400_000))
+        paths.append(str(p))
+    settings = [("lz4", 1, False), ("lz4", 9, False), ("zstd", 3, False)]
+    local = lzkit.probe(paths, settings=settings, sample_bytes=1 << 20, time_limit=None)
+    spread = lzkit.dask.probe(paths, client=cluster, settings=settings, sample_bytes=1 << 20)
+    assert [c["setting"] for c in spread["candidates"]] == ["lz4 -1", "lz4 -9", "zstd -3"]
+    for a, b in zip(local["candidates"], spread["candidates"]):
+        assert a["ratio"] == b["ratio"] and a["compressed_bytes"] == b["compressed_bytes"]
+        assert b["decompress_mbps"] > 0 and b["compress_mbps"] > 0
+    assert spread["sample_bytes"] == local["sample_bytes"]
+    assert any(c["pareto"] for c in spread["candidates"])

@@ -22,9 +22,10 @@ from functools import partial
 
 from . import lz4 as _lz4
 from . import zstd as _zstd
+from ._lzkit import probe_files as _probe_files
 from ._lzkit import recompress_file as _recompress_file
 
-__all__ = ["NAME", "register", "config", "recompress", "output_name"]
+__all__ = ["NAME", "register", "config", "recompress", "probe", "output_name"]
 
 NAME = "lzkit"
 
@@ -149,6 +150,47 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
         return [job(p) for p in paths]
     futures = client.map(job, paths, pure=False)
     return client.gather(futures)
+
+
+
+def _front(cands, speed):
+    """Pareto flags of ratio against ``speed``: no other candidate better in
+    both (nor better in one and equal in the other)."""
+    flags = []
+    for c in cands:
+        dominated = any(
+            (o["ratio"] >= c["ratio"] and o[speed] >= c[speed])
+            and (o["ratio"] > c["ratio"] or o[speed] > c[speed])
+            for o in cands
+        )
+        flags.append(not dominated)
+    return flags
+
+
+def probe(paths, client=None, settings=None, sample_bytes=32 << 20,
+          block_size=64 << 10, time_limit=None):
+    """``lzkit.probe`` with its settings spread over ``client``'s workers:
+    every worker builds the same sample (it is deterministic; the files must
+    be readable by every worker) and measures one setting on one thread.
+    Ratios are those of a probe on one machine (with ``time_limit=None``,
+    the default here, every setting compresses the whole sample); speeds
+    are each worker's. Without a client, ``lzkit.probe`` on one thread.
+    """
+    from . import DEFAULT_SETTINGS
+
+    paths = [os.fspath(p) for p in paths]
+    settings = list(settings or DEFAULT_SETTINGS)
+    one = partial(_probe_files, paths, sample_bytes=sample_bytes, block_size=block_size,
+                  threads=1, time_limit=time_limit)
+    if client is None:
+        return one(settings)
+    reports = client.gather(client.map(one, [[s] for s in settings], pure=False))
+    report = dict(reports[0])
+    cands = [r["candidates"][0] for r in reports]
+    for c, p, q in zip(cands, _front(cands, "decompress_mbps"), _front(cands, "compress_mbps")):
+        c["pareto"], c["pareto_compress"] = p, q
+    report["candidates"] = cands
+    return report
 
 
 register()
