@@ -829,7 +829,9 @@ impl BlockDecoder {
 
 /// `lzkit.recompress_file`: decode `src` (LZ4, zstd, gzip, zlib, xz or
 /// LZMA) and write its content to `dst` as `to` ("lz4" or "zstd") at
-/// `level` (None: the format's default), `seekable` chunks if not 0; the
+/// `level` (None: the format's default), `seekable` chunks if not 0, on
+/// `threads` threads (0: all cores; 1: decoding and encoding on the
+/// calling thread); the
 /// output is written under a temporary name and renamed when complete (and,
 /// with `verify`, decoded again and compared). Returns the summary.
 #[pyfunction]
@@ -871,7 +873,11 @@ fn recompress_file<'py>(
             )));
         }
     };
-    let opts = RecompressOptions::new(target).verify(verify);
+    // One thread: decoding too on the calling thread (a cluster's task
+    // then takes one core).
+    let opts = RecompressOptions::new(target)
+        .verify(verify)
+        .serial(threads == 1);
     let tmp = {
         let mut name = dst.clone().into_os_string();
         name.push(format!(".lzkit-tmp-{}", std::process::id()));

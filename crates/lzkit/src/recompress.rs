@@ -144,6 +144,7 @@ pub struct RecompressOptions {
     decode_threads: usize,
     window_log_max: u32,
     verify: bool,
+    serial: bool,
 }
 
 impl RecompressOptions {
@@ -156,6 +157,7 @@ impl RecompressOptions {
             decode_threads: 1,
             window_log_max: crate::zstd::DEFAULT_WINDOW_LOG_MAX,
             verify: false,
+            serial: false,
         }
     }
 
@@ -181,6 +183,16 @@ impl RecompressOptions {
     /// exactly the input's content (XXH64 and length).
     pub fn verify(mut self, on: bool) -> Self {
         self.verify = on;
+        self
+    }
+
+    /// Decode on the calling thread, between the encoder's writes, instead
+    /// of on a thread of its own (default: no). Slower for one file; the
+    /// choice when each file has one thread, files side by side (a
+    /// cluster's tasks), so that a task takes one core. The output is the
+    /// same either way.
+    pub fn serial(mut self, on: bool) -> Self {
+        self.serial = on;
         self
     }
 
@@ -268,8 +280,13 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
     let decoder = open_decoder(source, io::Cursor::new(head).chain(input), opts)?;
 
     std::thread::scope(|scope| {
-        let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(DEPTH);
-        scope.spawn(move || produce(decoder, &tx));
+        let pieces: Box<dyn Iterator<Item = io::Result<Vec<u8>>>> = if opts.serial {
+            Box::new(Pieces(Some(decoder)))
+        } else {
+            let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(DEPTH);
+            scope.spawn(move || produce(decoder, &tx));
+            Box::new(rx.into_iter())
+        };
         let (vtx, verifier) = if opts.verify {
             let (vtx, vrx) = sync_channel::<Vec<u8>>(DEPTH);
             // The output is ours: its window is whatever the encoder chose
@@ -294,7 +311,7 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
                 hash: Xxh64::new(0),
                 len: 0,
             };
-            for piece in rx.iter() {
+            for piece in pieces {
                 let piece = piece.map_err(|e| RecompressError::Input(Error::from_io(e)))?;
                 sum.write_all(&piece).map_err(output_error)?;
                 encoder.write_all(&piece).map_err(output_error)?;
@@ -603,19 +620,32 @@ impl<R: Read> Read for Labeled<R> {
 /// The decoding thread: read `decoder` in [`CHUNK`]-byte pieces and send
 /// them; an error is sent and ends it, and so does a receiver gone away
 /// (the encoder failed).
-fn produce(mut decoder: Box<dyn Read + Send + '_>, tx: &SyncSender<io::Result<Vec<u8>>>) {
-    loop {
+fn produce(decoder: Box<dyn Read + Send + '_>, tx: &SyncSender<io::Result<Vec<u8>>>) {
+    for piece in Pieces(Some(decoder)) {
+        if tx.send(piece).is_err() {
+            return;
+        }
+    }
+}
+
+/// The decoded content in [`CHUNK`]-byte pieces; after an error, nothing.
+struct Pieces<'a>(Option<Box<dyn Read + Send + 'a>>);
+
+impl Iterator for Pieces<'_> {
+    type Item = io::Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let decoder = self.0.as_mut()?;
         let mut piece = Vec::with_capacity(CHUNK);
-        match (&mut decoder).take(CHUNK as u64).read_to_end(&mut piece) {
-            Ok(0) => return,
-            Ok(_) => {
-                if tx.send(Ok(piece)).is_err() {
-                    return;
-                }
+        match decoder.take(CHUNK as u64).read_to_end(&mut piece) {
+            Ok(0) => {
+                self.0 = None;
+                None
             }
+            Ok(_) => Some(Ok(piece)),
             Err(e) => {
-                let _ = tx.send(Err(e));
-                return;
+                self.0 = None;
+                Some(Err(e))
             }
         }
     }
@@ -835,6 +865,36 @@ mod tests {
                     .chunk_size(70_000),
             ),
         ]
+    }
+
+    #[test]
+    fn decoding_on_the_calling_thread_gives_the_same_output() {
+        let data = data();
+        for (format, input) in inputs(&data) {
+            for target in targets() {
+                let opts = RecompressOptions::new(target).verify(true);
+                let (a, sa) = recompress(&input[..], Vec::new(), &opts).unwrap();
+                let (b, sb) =
+                    recompress(&input[..], Vec::new(), &opts.clone().serial(true)).unwrap();
+                assert!(a == b, "{format:?}");
+                assert_eq!(
+                    (sa.content_xxh64, sa.written),
+                    (sb.content_xxh64, sb.written)
+                );
+            }
+            // A corrupt input is the same error.
+            let mut bad = input.clone();
+            let mid = bad.len() / 2;
+            bad[mid] ^= 0x55;
+            let opts = RecompressOptions::new(Target::Lz4(FrameOptions::new()));
+            let a = recompress(&bad[..], Vec::new(), &opts)
+                .map(|_| ())
+                .unwrap_err();
+            let b = recompress(&bad[..], Vec::new(), &opts.clone().serial(true))
+                .map(|_| ())
+                .unwrap_err();
+            assert_eq!(a.to_string(), b.to_string(), "{format:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,76 @@
+"""lzkit.dask.recompress of 16 files on a LocalCluster of worker processes:
+one worker against two (one thread each); every output is checked.
+
+    python python/bench/bench_dask.py [DIR] [--mb-per-file N] [--to zstd] [--level L]
+
+DIR: files whose content is spread over the 16 inputs (gzip-compressed
+here); without one, generated text. Prints the wall time of each run and
+the speed-up.
+"""
+
+import argparse
+import gzip
+import os
+import random
+import tempfile
+import time
+
+import distributed
+
+import lzkit.dask
+import lzkit.zstd
+
+
+def contents(src, n, size):
+    if src:
+        blob = b"".join(open(os.path.join(src, f), "rb").read()
+                        for f in sorted(os.listdir(src)) if os.path.isfile(os.path.join(src, f)))
+    else:
+        rng = random.Random(1)
+        words = [b"event", b"run", b"basket", b"jet", b"muon", b"lumi"]
+        blob = b"".join(rng.choice(words) + b" " + str(rng.randint(0, 999)).encode() + b"\n"
+                        for _ in range(size * n // 8))
+    while len(blob) < n * size:
+        blob += blob
+    return [blob[i * size:(i + 1) * size] for i in range(n)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir", nargs="?")
+    ap.add_argument("--mb-per-file", type=int, default=8)
+    ap.add_argument("--to", default="zstd")
+    ap.add_argument("--level", type=int, default=9)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp()
+    data = contents(args.dir, 16, args.mb_per_file << 20)
+    paths = []
+    for i, d in enumerate(data):
+        p = os.path.join(work, f"f{i:02}.gz")
+        with open(p, "wb") as f:
+            f.write(gzip.compress(d, compresslevel=6))
+        paths.append(p)
+    times = {}
+    for workers in (1, 2, 1, 2):
+        out = os.path.join(work, f"out{workers}")
+        os.makedirs(out, exist_ok=True)
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster:
+            with distributed.Client(cluster) as client:
+                client.run(lambda: None)
+                t = time.perf_counter()
+                res = lzkit.dask.recompress(paths, to=args.to, level=args.level, client=client,
+                                            out_dir=out, verify=False)
+                dt = time.perf_counter() - t
+        for r, d in zip(res, data):
+            with open(r["output"], "rb") as f:
+                assert lzkit.zstd.decompress(f.read()) == d if args.to == "zstd" else True
+        times.setdefault(workers, []).append(dt)
+        print(f"{workers} worker(s): {dt:.2f} s")
+    best = {w: min(t) for w, t in times.items()}
+    print(f"16 files of {args.mb_per_file} MiB, gzip -> {args.to} -{args.level}: "
+          f"1 worker {best[1]:.2f} s, 2 workers {best[2]:.2f} s, speed-up {best[1] / best[2]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
