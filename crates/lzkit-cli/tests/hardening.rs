@@ -537,12 +537,16 @@ fn list_and_decompress_name_the_same_byte_of_a_truncated_file() {
 #[test]
 fn a_file_named_bench_after_double_dash() {
     let d = tmp();
-    write(d.path(), "bench", b"not a subcommand");
-    assert_success(&lzkit(d.path(), &["-q", "--", "bench"]), "-- bench");
-    assert!(d.path().join("bench.lz4").exists());
+    for name in ["bench", "index"] {
+        write(d.path(), name, b"not a subcommand");
+        assert_success(&lzkit(d.path(), &["-q", "--", name]), "-- NAME");
+        assert!(d.path().join(format!("{name}.lz4")).exists());
+    }
     let help = stdout_text(&lzkit(d.path(), &["-h"]));
     assert!(
-        help.contains("A file named bench, probe or\nrecompress is written ./NAME or -- NAME"),
+        help.contains(
+            "A file named bench, index, probe or\nrecompress is written ./NAME or -- NAME"
+        ),
         "{help}"
     );
 }
