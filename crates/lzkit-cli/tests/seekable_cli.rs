@@ -361,6 +361,17 @@ fn range_and_seekable_refusals() {
         "{}",
         stderr(&out)
     );
+    // Two seekable files end to end: the last table describes only its own
+    // file, so -d decodes every frame without it, as lz4 -d does.
+    let one = read(dir.path(), "in.lz4");
+    write(dir.path(), "twice.lz4", &[one.clone(), one].concat());
+    let out = lzkit(dir.path(), &["-d", "-c", "twice.lz4"]);
+    assert_success(&out, "-d of two seekable files end to end");
+    assert_same(
+        &out.stdout,
+        &[data.clone(), data.clone()].concat(),
+        "two files end to end",
+    );
     // Plain -d ignores a table it cannot read, with a warning.
     let out = lzkit(dir.path(), &["-d", "-c", "huge.lz4"]);
     assert_success(&out, "-d with an unreadable table");

@@ -539,6 +539,15 @@ impl SeekTable {
                 u32::from_le_bytes(stored_sum)
             )));
         }
+        // An LZ4 table's data ends right before it (a frame's end mark and
+        // checksum at most): a table found after other data (files put end
+        // to end) describes only its own file, which starts elsewhere.
+        if format == TableFormat::Lz4 && count > 0 && table_start - offset > 8 {
+            return Err(bad(format!(
+                "its entries end at byte {offset}, {} bytes before the table: it belongs to data that starts elsewhere (files put end to end?)",
+                table_start - offset
+            )));
+        }
         if format == TableFormat::Zstd && offset != table_start {
             return Err(bad(format!(
                 "the frames' sizes add up to {offset} bytes, but the table starts at byte {table_start}"

@@ -447,6 +447,46 @@ fn lz4_blocks(comp: &[u8], decoded: u32) -> Option<Blocks> {
     (list.len() == count && pos == comp.len()).then_some(Blocks { size, list })
 }
 
+/// The decoded length of the LZ4 block `src`, from its tokens and length
+/// bytes alone (nothing is copied); `None` if it is malformed.
+fn block_len(src: &[u8]) -> Option<usize> {
+    let mut pos = 0usize;
+    let mut total = 0usize;
+    let extra = |pos: &mut usize| -> Option<usize> {
+        let mut n = 0usize;
+        loop {
+            let b = *src.get(*pos)?;
+            *pos += 1;
+            n = n.checked_add(b as usize)?;
+            if b != 255 {
+                return Some(n);
+            }
+        }
+    };
+    loop {
+        let token = *src.get(pos)?;
+        pos += 1;
+        let mut lit = (token >> 4) as usize;
+        if lit == 15 {
+            lit = lit.checked_add(extra(&mut pos)?)?;
+        }
+        pos = pos.checked_add(lit)?;
+        total = total.checked_add(lit)?;
+        if pos == src.len() {
+            return Some(total);
+        }
+        if pos + 2 > src.len() {
+            return None;
+        }
+        pos += 2;
+        let mut m = (token & 15) as usize + 4;
+        if m == 19 {
+            m = m.checked_add(extra(&mut pos)?)?;
+        }
+        total = total.checked_add(m)?;
+    }
+}
+
 /// Decode the part of entry `index` that holds its decoded byte `want`:
 /// for an LZ4 frame of independent blocks whose bytes the table's checksum
 /// covers (or with `verify` off), only the block holding it; otherwise the
@@ -480,6 +520,20 @@ pub(crate) fn decode_piece(
     let k = (want as usize / blocks.size).min(blocks.list.len() - 1);
     let start = k * blocks.size;
     let expected = blocks.size.min(e.decompressed_size as usize - start);
+    // Every block before this one must fill its place (a frame flushed
+    // mid-block has a short block, which would move the rest): their
+    // decoded lengths, from their sequences alone.
+    for &(p, l, st) in &blocks.list[..k] {
+        let full = if st {
+            l
+        } else {
+            block_len(&comp[p..p + l]).unwrap_or(0)
+        };
+        if full != blocks.size {
+            decode_checked(format, index, e, comp, verify, out)?;
+            return Ok(0);
+        }
+    }
     let (pos, len, stored) = blocks.list[k];
     let data = &comp[pos..pos + len];
     let n = if stored {
