@@ -14,9 +14,9 @@ use super::header::{BLOCK_STORED_FLAG, Header};
 use super::{BlockMode, FrameOptions, LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MIN_JOB_SIZE};
 use crate::error::{Error, Result};
 use crate::lz4::block::{Compressor, MAX_DISTANCE, max_compressed_size};
-use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
+use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, Pool, effective_threads};
 use std::io::{self, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use xxhash_rust::xxh32::{Xxh32, xxh32};
 
 /// Bytes of a block size word, and of a block checksum.
@@ -61,8 +61,15 @@ pub fn try_compress(src: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
     if opts.content_size.is_some() {
         opts.content_size = Some(src.len() as u64);
     }
-    if effective_threads(opts.threads) == 1 && !opts.legacy && opts.dictionary.is_none() {
-        return Ok(compress_serial(src, &opts));
+    let threads = effective_threads(opts.threads);
+    if !opts.legacy && opts.dictionary.is_none() {
+        let job_size = MIN_JOB_SIZE.max(opts.block_size.bytes());
+        if threads == 1 || src.len() <= job_size {
+            return Ok(compress_serial(src, &opts));
+        }
+        if let Some(out) = compress_parallel(src, &opts, threads) {
+            return Ok(out);
+        }
     }
     let mut out = Vec::with_capacity(src.len() / 2 + 64);
     let mut enc = FrameEncoder::new(&mut out, &opts);
@@ -119,6 +126,71 @@ fn compress_serial(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
         out_buf.extend_from_slice(&xxh32(src, 0).to_le_bytes());
     }
     out_buf
+}
+
+/// One-shot compression on a pool of `threads` workers, without a
+/// dictionary: [`compress_serial`]'s jobs (so the same bytes), each
+/// compressed from `src` itself into its own buffer, and the buffers put
+/// together in order; the content checksum is computed beside them. `None`
+/// if no pool could be started.
+fn compress_parallel(src: &[u8], opts: &FrameOptions, threads: usize) -> Option<Vec<u8>> {
+    let pool = Pool::new(threads)?;
+    let plan = Plan::new(opts);
+    let job_size = MIN_JOB_SIZE.max(plan.block_max);
+    let jobs = src.len().div_ceil(job_size);
+    let outputs: Vec<Mutex<Output>> = (0..jobs).map(|_| Mutex::new(Output::default())).collect();
+    let spare: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+    let mut checksum = None;
+    pool.in_place_scope(|s| {
+        if opts.content_checksum {
+            let checksum = &mut checksum;
+            s.spawn(move || *checksum = Some(xxh32(src, 0)));
+        }
+        for (i, slot) in outputs.iter().enumerate() {
+            let (plan, spare) = (&plan, &spare);
+            s.spawn(move || {
+                let start = i * job_size;
+                let end = src.len().min(start + job_size);
+                let history = if plan.linked { start.min(HISTORY) } else { 0 };
+                let job = &src[start - history..end];
+                let taken = spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
+                let mut w = taken.unwrap_or_else(|| plan.worker());
+                let mut out = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                let n = job.len() - history;
+                out.buf
+                    .reserve(max_compressed_size(n) + n.div_ceil(plan.block_max) * (2 * WORD));
+                let done = plan.compress_range(&mut w, job, history, history, job.len(), &mut out);
+                // Compressing into a vector cannot fail.
+                debug_assert!(done.is_ok());
+                spare.lock().unwrap_or_else(PoisonError::into_inner).push(w);
+            });
+        }
+    });
+    let mut header = Vec::new();
+    Header {
+        block_size: opts.block_size,
+        block_mode: opts.block_mode,
+        block_checksum: opts.block_checksum,
+        content_checksum: opts.content_checksum,
+        content_size: opts.content_size,
+        dict_id: opts.dict_id,
+    }
+    .write(&mut header);
+    let outputs: Vec<Output> = outputs
+        .into_iter()
+        .map(|o| o.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect();
+    let total = header.len() + outputs.iter().map(|o| o.len).sum::<usize>() + 2 * WORD;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&header);
+    for o in &outputs {
+        out.extend_from_slice(&o.buf[..o.len]);
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+    if let Some(sum) = checksum {
+        out.extend_from_slice(&sum.to_le_bytes());
+    }
+    Some(out)
 }
 
 /// How every job cuts and compresses its blocks (shared by the workers).
