@@ -6,7 +6,8 @@
 use lzkit::Error;
 use lzkit::lz4::frame::{
     self, BlockMode, BlockSize, DecodeOptions, FrameDecoder, FrameEncoder, FrameKind, FrameOptions,
-    LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MAGIC, decompress, decompress_with_dict, list_frames,
+    LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MAGIC, PushDecoder, decompress, decompress_with_dict,
+    list_frames,
 };
 use lzkit_testkit::Rng;
 use lzkit_testkit::*;
@@ -22,6 +23,52 @@ fn one_shot(src: &[u8], dict: Option<&[u8]>) -> Result<Vec<u8>, Error> {
     match dict {
         Some(d) => decompress_with_dict(src, d),
         None => decompress(src),
+    }
+}
+
+/// The first frame of `src` through a [`PushDecoder`] fed `piece` bytes at a
+/// time: its content and the bytes it took (as `decompress_first` gives
+/// them); a frame that does not end within `src` is truncated.
+fn push_decode(src: &[u8], piece: usize) -> Result<(Vec<u8>, usize), Error> {
+    let mut dec = PushDecoder::new();
+    let mut out = Vec::new();
+    for p in src.chunks(piece.max(1)) {
+        dec.feed(p, &mut out)?;
+    }
+    if !dec.is_finished() {
+        return Err(Error::Truncated {
+            at: src.len() as u64,
+            what: "frame",
+        });
+    }
+    Ok((out, src.len() - dec.unused().len()))
+}
+
+/// `push_decode` and `decompress_first` agree on `src`: the same content
+/// and length, or both an error of the same kind.
+#[track_caller]
+fn push_agrees(src: &[u8], piece: usize, what: &str) {
+    let a = frame::decompress_first(src, 1);
+    let b = push_decode(src, piece);
+    match (&a, &b) {
+        (Ok(x), Ok(y)) => {
+            assert_same(
+                &x.0,
+                &y.0,
+                &format!("{what}: decompress_first vs PushDecoder"),
+            );
+            assert_eq!(x.1, y.1, "{what}: bytes used");
+        }
+        (Err(x), Err(y)) => assert_eq!(
+            std::mem::discriminant(x),
+            std::mem::discriminant(y),
+            "{what}: decompress_first {x:?} vs PushDecoder {y:?}"
+        ),
+        _ => panic!(
+            "{what}: decompress_first {:?} vs PushDecoder {:?}",
+            a.as_ref().map(|v| v.1),
+            b.as_ref().map(|v| v.1)
+        ),
     }
 }
 
@@ -1256,6 +1303,9 @@ fn corrupt_frames_never_panic_and_decoders_agree() {
                 }
             }
             let d = (fi == 2).then_some(&dict[..]);
+            if fi != 2 && fi != 3 {
+                push_agrees(&g, rng.range(1, 5000), &format!("frame {fi}"));
+            }
             let a = one_shot(&g, d);
             let b = stream_decode(&g, d, rng.range(1, 5000), rng.range(1, 5000));
             match (&a, &b) {
@@ -1344,6 +1394,14 @@ proptest! {
         let d = dict_of(&o);
         let out = stream_decode(&f, d.as_deref(), in_chunk, out_chunk).unwrap();
         prop_assert!(out == data);
+        if !legacy && d.is_none() {
+            // Fed in pieces, with bytes after the frame left unused.
+            let mut g = f.clone();
+            g.extend_from_slice(b"after");
+            let (out, used) = push_decode(&g, in_chunk).unwrap();
+            prop_assert!(out == data);
+            prop_assert_eq!(used, f.len());
+        }
         // Streaming encoder with odd pieces gives the same content.
         let g = encode_in_pieces(&data, &o, &|i| [in_chunk, 1, out_chunk, 7][i % 4]);
         let out = one_shot(&g, d.as_deref()).unwrap();
@@ -1357,6 +1415,9 @@ proptest! {
         if m != 0 && bytes.len() >= 4 {
             bytes[..4].copy_from_slice(&m.to_le_bytes());
         }
+        if m != LEGACY_MAGIC {
+            push_agrees(&bytes, 3, "arbitrary bytes");
+        }
         let a = decompress(&bytes);
         let b = stream_decode(&bytes, None, 3, 5);
         prop_assert_eq!(a.is_ok(), b.is_ok(), "one-shot {:?} vs streaming {:?}", a, b);
@@ -1365,6 +1426,70 @@ proptest! {
         }
         let _ = list_frames(&bytes[..]);
     }
+}
+
+/// The push decoder, byte by byte and in one piece, on every option; it
+/// refuses legacy frames and frames that need a dictionary, skips a
+/// skippable frame as a frame of its own, and keeps what follows a frame.
+#[test]
+fn push_decoder_frames() {
+    let data = mixed(300_000, 9);
+    for (bs, linked, bc, cc) in [
+        (BlockSize::Max64KB, true, true, true),
+        (BlockSize::Max64KB, false, false, false),
+        (BlockSize::Max256KB, true, false, true),
+        (BlockSize::Max1MB, false, true, false),
+    ] {
+        let f = frame::compress(&data, &all_options(1, bs, linked, bc, cc));
+        for piece in [1, 7, 4096, usize::MAX] {
+            let (out, used) = push_decode(&f, piece).unwrap();
+            assert_same(
+                &out,
+                &data,
+                &format!("{bs:?} linked={linked} piece={piece}"),
+            );
+            assert_eq!(used, f.len());
+        }
+    }
+    // A skippable frame is a frame: it ends with nothing decoded.
+    let skip = [
+        skippable_frame(3, b"meta"),
+        frame::compress(b"next", &FrameOptions::new()),
+    ]
+    .concat();
+    let mut dec = PushDecoder::new();
+    let mut out = Vec::new();
+    assert!(dec.feed(&skip, &mut out).unwrap());
+    assert!(out.is_empty());
+    assert_eq!(dec.unused(), &skip[12..]);
+    dec.reset();
+    assert!(dec.feed(&skip[12..], &mut out).unwrap());
+    assert_eq!(out, b"next");
+    // Legacy and dictionary frames are refused.
+    let legacy = frame::compress(&data[..1000], &legacy_opts(1));
+    assert!(matches!(
+        push_decode(&legacy, 100),
+        Err(Error::UnknownMagic { .. })
+    ));
+    let with_id = frame::compress(
+        &data[..1000],
+        &FrameOptions::new()
+            .dictionary(b"dictionary".to_vec())
+            .dict_id(Some(5)),
+    );
+    assert!(matches!(
+        push_decode(&with_id, 100),
+        Err(Error::DictionaryRequired { dict_id: 5 })
+    ));
+    // Input after the end is kept, however it arrives.
+    let f = frame::compress(&data[..5000], &FrameOptions::new());
+    let mut dec = PushDecoder::new();
+    let mut out = Vec::new();
+    assert!(!dec.feed(&f[..f.len() - 1], &mut out).unwrap());
+    assert!(dec.feed(&[f[f.len() - 1], 1, 2], &mut out).unwrap());
+    assert!(dec.feed(&[3], &mut out).unwrap());
+    assert_eq!(out, &data[..5000]);
+    assert_eq!(dec.unused(), &[1, 2, 3]);
 }
 
 /// `verify_checksums(false)` reads past block and content checksums on

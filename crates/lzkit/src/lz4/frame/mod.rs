@@ -53,7 +53,7 @@ mod list;
 
 pub use crate::pool::effective_threads;
 pub use decode::{
-    FrameDecoder, decompress, decompress_first, decompress_into, decompress_with,
+    FrameDecoder, PushDecoder, decompress, decompress_first, decompress_into, decompress_with,
     decompress_with_dict,
 };
 pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress};

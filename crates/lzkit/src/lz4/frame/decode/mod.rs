@@ -7,7 +7,8 @@
 //! * [`parallel`]: independent-block frames decoded in batches on a pool
 //!   (the one-shot and streaming paths both hand their frames to it when
 //!   given more than one thread);
-//! * [`legacy`]: the legacy format (`lz4 -l`), one-shot and streaming.
+//! * [`legacy`]: the legacy format (`lz4 -l`), one-shot and streaming;
+//! * [`push`]: [`PushDecoder`], a frame fed in pieces by its caller.
 //!
 //! All of them drive the same per-frame logic, [`FrameState`], and decode
 //! every block with the same function, [`decode_raw`]. A failing block
@@ -16,9 +17,11 @@
 
 mod legacy;
 mod parallel;
+mod push;
 mod slice;
 mod stream;
 
+pub use push::PushDecoder;
 pub use stream::FrameDecoder;
 
 use super::DecodeOptions;
