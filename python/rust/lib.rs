@@ -18,6 +18,8 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict};
 
+mod root;
+
 create_exception!(
     _lzkit,
     LZ4BlockError,
@@ -66,6 +68,54 @@ impl Input {
         // byte, and stays exported (so allocated and unmoved) while
         // `self.buf` lives.
         unsafe { std::slice::from_raw_parts(self.buf.buf_ptr() as *const u8, len) }
+    }
+}
+
+/// A writable, C-contiguous byte buffer of a Python object (a bytearray,
+/// a NumPy array, a writable memoryview), held for the call.
+struct OutBuf {
+    buf: PyBuffer<u8>,
+}
+
+impl OutBuf {
+    /// `obj`'s buffer, refused if read-only, not contiguous, or sharing
+    /// memory with `src` (a decoder may not read what it writes).
+    fn get(obj: &Bound<'_, PyAny>, what: &str, src: &[u8]) -> PyResult<OutBuf> {
+        let buf = PyBuffer::<u8>::get(obj)?;
+        if buf.readonly() || !buf.is_c_contiguous() {
+            return Err(PyValueError::new_err(format!(
+                "{what} must be a writable, C-contiguous buffer"
+            )));
+        }
+        let out = OutBuf { buf };
+        let (start, end) = (
+            out.buf.buf_ptr() as usize,
+            out.buf.buf_ptr() as usize + out.len(),
+        );
+        let (s_start, s_end) = (src.as_ptr() as usize, src.as_ptr() as usize + src.len());
+        if out.len() > 0 && !src.is_empty() && start < s_end && s_start < end {
+            return Err(PyValueError::new_err(format!(
+                "{what} shares memory with the input: decode into a separate buffer"
+            )));
+        }
+        Ok(out)
+    }
+
+    fn len(&self) -> usize {
+        self.buf.len_bytes()
+    }
+
+    /// The bytes, to be written. Valid while `self` is held.
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len();
+        if len == 0 {
+            return &mut [];
+        }
+        // SAFETY: a writable, C-contiguous export of `len` one-byte items,
+        // held (so allocated and unmoved) while `self.buf` lives; `get`
+        // checked that it does not overlap the input read beside it, and
+        // `&mut self` makes this the only Rust view of it.
+        unsafe { std::slice::from_raw_parts_mut(self.buf.buf_ptr() as *mut u8, len) }
     }
 }
 
@@ -455,37 +505,33 @@ impl FrameCompressor {
     }
 }
 
-/// A frame decompressor fed in pieces: frames are decoded as each ends
-/// (memory: one frame's compressed and decoded bytes).
+/// A frame decompressor fed in pieces (python-lz4's LZ4FrameDecompressor):
+/// each call decodes the blocks that have arrived whole (lzkit's
+/// `PushDecoder`). Memory: one block of input, 64 KiB of history, and the
+/// decoded bytes a `max_length` held back.
 #[pyclass(module = "lzkit._lzkit")]
 struct FrameDecompressor {
-    /// Input of the frame being gathered.
-    input: Vec<u8>,
-    /// The decoded frame, returned up to `pending_at`.
+    decoder: frame::PushDecoder,
+    /// Decoded bytes, returned up to `pending_at`.
     pending: Vec<u8>,
     pending_at: usize,
-    threads: usize,
-    /// How far the frame in `input` is known to go: where the next block
-    /// size word is, and the frame's block and content checksum flags.
-    walk: Option<(usize, bool, bool)>,
-    /// A frame ended: bytes after it are `unused_data`.
+    /// The frame ended.
     eof: bool,
-    unused: Vec<u8>,
 }
 
 #[pymethods]
 impl FrameDecompressor {
+    /// `threads` is accepted for the API's sake: decoding as input arrives
+    /// is serial (`lzkit.lz4.frame.decompress` decodes in parallel).
     #[new]
     #[pyo3(signature = (threads=1))]
     fn new(threads: usize) -> Self {
+        let _ = threads;
         FrameDecompressor {
-            input: Vec::new(),
+            decoder: frame::PushDecoder::new(),
             pending: Vec::new(),
             pending_at: 0,
-            threads,
-            walk: None,
             eof: false,
-            unused: Vec::new(),
         }
     }
 
@@ -501,26 +547,17 @@ impl FrameDecompressor {
         let src = Input::get(data)?;
         if self.eof && self.pending_at == self.pending.len() {
             // A new frame after the end of the last: start over.
+            self.decoder.reset();
             self.eof = false;
-            self.unused.clear();
         }
-        self.input.extend_from_slice(src.bytes());
-        drop(src);
-        if self.pending_at == self.pending.len()
-            && !self.input.is_empty()
-            && self.frame_complete().map_err(runtime)?
+        self.pending.drain(..self.pending_at);
+        self.pending_at = 0;
+        let (decoder, pending) = (&mut self.decoder, &mut self.pending);
+        if py
+            .allow_threads(|| decoder.feed(src.bytes(), pending))
+            .map_err(runtime)?
         {
-            let threads = self.threads;
-            let input = &self.input;
-            let done = py.allow_threads(|| frame::decompress_first(input, threads).map(Some));
-            self.walk = None;
-            if let Some((decoded, used)) = done.map_err(runtime)? {
-                self.pending = decoded;
-                self.pending_at = 0;
-                self.unused = self.input.split_off(used);
-                self.input.clear();
-                self.eof = true;
-            }
+            self.eof = true;
         }
         let left = self.pending.len() - self.pending_at;
         let n = if max_length < 0 {
@@ -542,7 +579,7 @@ impl FrameDecompressor {
     /// Bytes after the end of the frame.
     #[getter]
     fn unused_data<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.unused)
+        PyBytes::new(py, if self.eof { self.decoder.unused() } else { &[] })
     }
 
     /// Whether more input is needed for more output.
@@ -553,60 +590,7 @@ impl FrameDecompressor {
 
     /// Forget everything.
     fn reset(&mut self) {
-        *self = FrameDecompressor::new(self.threads);
-    }
-}
-
-impl FrameDecompressor {
-    /// Whether `input` holds a whole frame: its block size words are
-    /// walked (from where the last call stopped), nothing is decoded.
-    /// Frames other than standard ones are decoded when they are whole,
-    /// as the decoder finds.
-    fn frame_complete(&mut self) -> Result<bool, lzkit::Error> {
-        let src = &self.input[..];
-        let (mut pos, block_sum, content_sum) = match self.walk {
-            Some(w) => w,
-            None => {
-                let h = match frame::read_header(src) {
-                    Ok(h) => h,
-                    Err(lzkit::Error::Truncated { .. }) => return Ok(false),
-                    Err(e) => return Err(e),
-                };
-                match h.kind {
-                    frame::FrameKind::Standard => {}
-                    frame::FrameKind::Skippable => return Ok(src.len() as u64 >= h.compressed_size),
-                    // A legacy stream ends at the end of the input.
-                    frame::FrameKind::Legacy => return Ok(true),
-                }
-                (
-                    h.compressed_size as usize,
-                    h.block_checksum,
-                    h.content_checksum,
-                )
-            }
-        };
-        loop {
-            let Some(word) = src.get(pos..pos + 4) else {
-                self.walk = Some((pos, block_sum, content_sum));
-                return Ok(false);
-            };
-            let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
-            if word == 0 {
-                self.walk = Some((pos, block_sum, content_sum));
-                return Ok(src.len() >= pos + 4 + if content_sum { 4 } else { 0 });
-            }
-            let len = (word & 0x7FFF_FFFF) as usize;
-            if len > 4 << 20 {
-                // Larger than any block: let the decoder say so now.
-                return Ok(true);
-            }
-            let next = pos + 4 + len + if block_sum { 4 } else { 0 };
-            if next > src.len() {
-                self.walk = Some((pos, block_sum, content_sum));
-                return Ok(false);
-            }
-            pos = next;
-        }
+        *self = FrameDecompressor::new(1);
     }
 }
 
@@ -726,6 +710,8 @@ fn zstd_decompress(
     let out = py
         .allow_threads(|| {
             if max_output_size > 0 {
+                // A limit, not a size: zeroed lazily (calloc), so a
+                // generous one costs only what is written.
                 let mut out = vec![0u8; max_output_size];
                 let n = lzkit::zstd::decompress_into(src.bytes(), &mut out)?;
                 out.truncate(n);
@@ -803,27 +789,10 @@ impl BlockDecoder {
         dest: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
         let src = Input::get(source)?;
-        let dst = PyBuffer::<u8>::get(dest)?;
-        if dst.readonly() || !dst.is_c_contiguous() {
-            return Err(PyValueError::new_err(
-                "dest must be a writable, C-contiguous buffer",
-            ));
-        }
-        let len = dst.len_bytes();
-        let ptr = dst.buf_ptr() as usize;
+        let mut dst = OutBuf::get(dest, "dest", src.bytes())?;
         let inner = &mut self.inner;
-        py.allow_threads(|| {
-            let out: &mut [u8] = if len == 0 {
-                &mut []
-            } else {
-                // SAFETY: a writable, C-contiguous export of `len` bytes,
-                // held (so allocated and unmoved) by `dst` until the end
-                // of this call.
-                unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, len) }
-            };
-            inner.decompress_into(src.bytes(), out)
-        })
-        .map_err(|e| LZ4BlockError::new_err(format!("Decompression failed: {e}")))
+        py.allow_threads(|| inner.decompress_into(src.bytes(), dst.bytes_mut()))
+            .map_err(|e| LZ4BlockError::new_err(format!("Decompression failed: {e}")))
     }
 }
 
@@ -1026,6 +995,7 @@ fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zstd_compress, m)?)?;
     m.add_function(wrap_pyfunction!(recompress_file, m)?)?;
     m.add_function(wrap_pyfunction!(probe_files, m)?)?;
+    m.add_function(wrap_pyfunction!(root::root_decompress_into, m)?)?;
     m.add_class::<FrameCompressor>()?;
     m.add_class::<FrameDecompressor>()?;
     m.add_class::<Reader>()?;

@@ -227,6 +227,35 @@ def test_streaming_compressor_and_decompressor():
     assert first + rest == data and d.eof
 
 
+def test_decompressor_decodes_blocks_as_they_arrive():
+    """Output comes out block by block, not at the frame's end; the
+    result, the errors and eof agree with python-lz4's decompressor."""
+    data = DATA["prose"] * 4
+    for kw in [dict(), dict(block_linked=False, block_checksum=True, content_checksum=True),
+               dict(block_size=lz4.frame.BLOCKSIZE_MAX256KB)]:
+        stream = ref_frame.compress(data, **kw)
+        ours, theirs = lz4.frame.LZ4FrameDecompressor(), ref_frame.LZ4FrameDecompressor()
+        got, want, early = b"", b"", False
+        for i in range(0, len(stream), 1000):
+            got += ours.decompress(stream[i:i + 1000])
+            want += theirs.decompress(stream[i:i + 1000])
+            early |= 0 < len(got) and not ours.eof
+            assert data.startswith(got)
+        assert got == want == data and ours.eof and theirs.eof
+        assert early, "nothing decoded before the frame's end"
+    # Byte by byte.
+    stream = ref_frame.compress(data[:50_000], content_checksum=True)
+    d = lz4.frame.LZ4FrameDecompressor()
+    assert b"".join(d.decompress(stream[i:i + 1]) for i in range(len(stream))) == data[:50_000]
+    assert d.eof
+    # Damage: an error from both, never wrong data.
+    bad = bytearray(stream)
+    bad[len(bad) // 2] ^= 0x10
+    for cls in (lz4.frame.LZ4FrameDecompressor, ref_frame.LZ4FrameDecompressor):
+        with pytest.raises(RuntimeError):
+            cls().decompress(bytes(bad))
+
+
 def test_files_both_ways(tmp_path):
     data = DATA["prose"] * 3
     path = tmp_path / "a.lz4"

@@ -37,7 +37,7 @@ def counted(monkeypatch):
     """lzkit installed, with its calls counted."""
     import lzkit._lzkit as native
 
-    calls = {"block_decompress": 0, "zstd_decompress": 0}
+    calls = {name: 0 for name in ("block_compress", "zstd_compress", "root_decompress_into")}
     for name in calls:
         real = getattr(native, name)
 
@@ -53,18 +53,141 @@ def counted(monkeypatch):
 
 
 @pytest.mark.parametrize("compression,key", [
-    (lambda: uproot.LZ4(1), "block_decompress"),
-    (lambda: uproot.LZ4(9), "block_decompress"),
-    (lambda: uproot.ZSTD(5), "zstd_decompress"),
+    (lambda: uproot.LZ4(1), "block_compress"),
+    (lambda: uproot.LZ4(9), "block_compress"),
+    (lambda: uproot.ZSTD(5), "zstd_compress"),
 ])
 def test_round_trip_through_lzkit(tmp_path, counted, compression, key):
     data = columns()
     path = str(tmp_path / "f.root")
     write(path, data, compression())
     back = read(path)
-    assert counted[key] > 0, "lzkit's decoder was not used"
+    assert counted[key] > 0, "lzkit's encoder was not used"
+    assert counted["root_decompress_into"] > 0, "lzkit's decoder was not used"
     for name, arr in data.items():
         np.testing.assert_array_equal(back[name], arr)
+
+
+def write_tree(path, data, compression, per_basket):
+    """A TTree (not an RNTuple): one basket per branch per `extend`."""
+    n = len(next(iter(data.values())))
+    with uproot.recreate(path, compression=compression) as f:
+        tree = f.mktree("tree", {k: v.dtype for k, v in data.items()})
+        for i in range(0, n, per_basket):
+            tree.extend({k: v[i:i + per_basket] for k, v in data.items()})
+
+
+@pytest.mark.parametrize("compression", [lambda: uproot.LZ4(1), lambda: uproot.ZSTD(3)])
+def test_ttree_baskets_through_lzkit(tmp_path, counted, compression):
+    data = columns()
+    path = str(tmp_path / "t.root")
+    write_tree(path, data, compression(), 30_000)
+    with uproot.open(path) as f:
+        back = f["tree"].arrays(library="np")
+    assert counted["root_decompress_into"] >= 7 * len(data)
+    for name, arr in data.items():
+        np.testing.assert_array_equal(back[name], arr)
+    # uproot's record of each basket's blocks, as uproot itself fills it.
+    with uproot.open(path) as f:
+        ours = [f["tree"][k].basket(i).block_compression_info for k in data for i in range(7)]
+    lzkit.uproot.uninstall()
+    with uproot.open(path) as f:
+        theirs = [f["tree"][k].basket(i).block_compression_info for k in data for i in range(7)]
+    assert ours == theirs and all(ours)
+
+
+@pytest.mark.parametrize("threads", [1, 2, None])
+def test_records_of_several_blocks(tmp_path, threads):
+    """A record over 16 MiB holds several ROOT blocks: decoded in place,
+    on one or more threads, equal to uproot's own reading."""
+    n = 5_000_000
+    rng = np.random.default_rng(5)
+    data = {"a": np.arange(n, dtype=np.int64) // 7, "b": rng.normal(size=n).astype(np.float32)}
+    for comp in (uproot.LZ4(1), uproot.ZSTD(1)):
+        path = str(tmp_path / f"big{type(comp).__name__}.root")
+        write(path, data, comp)
+        lzkit.uproot.install(threads=threads)
+        try:
+            back = read(path)
+        finally:
+            lzkit.uproot.uninstall()
+        for name, arr in data.items():
+            np.testing.assert_array_equal(back[name], arr)
+
+
+def test_zlib_and_lzma_still_read_with_lzkit_installed(tmp_path):
+    data = columns(20_000)
+    for comp in (uproot.ZLIB(4), uproot.LZMA(2)):
+        path = str(tmp_path / f"{type(comp).__name__}.root")
+        write(path, data, comp)
+        lzkit.uproot.install()
+        try:
+            back = read(path)
+        finally:
+            lzkit.uproot.uninstall()
+        for name, arr in data.items():
+            np.testing.assert_array_equal(back[name], arr)
+
+
+def test_a_damaged_lz4_basket_raises(tmp_path):
+    data = {"x": np.arange(100_000, dtype=np.int64)}
+    path = str(tmp_path / "d.root")
+    write_tree(path, data, uproot.LZ4(1), 100_000)
+    raw = bytearray(open(path, "rb").read())
+    at = raw.find(b"L4\x01")
+    assert at > 0
+    raw[at + 9 + 8 + 20] ^= 0xFF  # inside the compressed bytes: the XXH64 no longer matches
+    open(path, "wb").write(bytes(raw))
+    lzkit.uproot.install()
+    try:
+        with pytest.raises(ValueError, match="checksum"):
+            with uproot.open(path) as f:
+                f["tree"]["x"].array(library="np")
+    finally:
+        lzkit.uproot.uninstall()
+
+
+def lz4_record(payload):
+    """One ROOT LZ4 block: header, XXH64 of the compressed bytes, block."""
+    import lzkit.lz4.block as blk
+    import xxhash
+
+    body = blk.compress(payload, store_size=False)
+    size = len(body) + 8
+    head = b"L4\x01" + size.to_bytes(3, "little") + len(payload).to_bytes(3, "little")
+    return head + xxhash.xxh64(body).intdigest().to_bytes(8, "big") + body
+
+
+def test_root_decompress_into_refuses_bad_records():
+    from lzkit._lzkit import root_decompress_into
+
+    payload = bytes(range(256)) * 40
+    rec = lz4_record(payload)
+    out = np.empty(len(payload), dtype=np.uint8)
+    assert root_decompress_into(rec, out) is True
+    assert out.tobytes() == payload
+    two = np.empty(2 * len(payload), dtype=np.uint8)
+    assert root_decompress_into(rec + rec, two, 2) is True
+    assert two.tobytes() == payload * 2
+    # A codec lzkit leaves to uproot: nothing written, False.
+    assert root_decompress_into(b"ZL\x08" + rec[3:], out) is False
+    cases = [
+        (rec[:5], len(payload), "cut off"),
+        (rec[:-1], len(payload), "compressed bytes"),
+        (rec, len(payload) + 1, "expects"),
+        (rec, len(payload) - 1, "more than"),
+        (rec[:9] + bytes(8) + rec[17:], len(payload), "checksum"),
+        (rec[:3] + bytes([4, 0, 0]) + rec[6:], len(payload), "checksum"),
+    ]
+    for src, n, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            root_decompress_into(src, np.empty(n, dtype=np.uint8))
+    with pytest.raises(ValueError, match="writable"):
+        root_decompress_into(rec, bytes(len(payload)))
+    shared = bytearray(rec + bytes(len(payload)))
+    view = memoryview(shared)
+    with pytest.raises(ValueError, match="shares memory"):
+        root_decompress_into(view[: len(rec)], view[len(rec) - 1 :][: len(payload)])
 
 
 @pytest.mark.parametrize("compression", [lambda: uproot.LZ4(4), lambda: uproot.ZSTD(3)])
