@@ -462,7 +462,10 @@ impl FrameCompressor {
             .opts
             .clone()
             .content_size((source_size > 0).then_some(source_size));
-        let enc = frame::FrameEncoder::try_new(Vec::new(), &opts).map_err(runtime)?;
+        let mut enc = frame::FrameEncoder::try_new(Vec::new(), &opts).map_err(runtime)?;
+        // The header now, as python-lz4's begin() returns it (a flush with
+        // no input writes the header and no block).
+        enc.flush().map_err(|e| runtime(lzkit::Error::from_io(e)))?;
         self.encoder = Some(enc);
         Ok(PyBytes::new(py, &self.take_output()).unbind())
     }
@@ -476,6 +479,20 @@ impl FrameCompressor {
             ));
         };
         py.allow_threads(|| enc.write_all(src.bytes()))
+            .map_err(|e| runtime(lzkit::Error::from_io(e)))?;
+        Ok(PyBytes::new(py, &self.take_output()).unbind())
+    }
+
+    /// End the block in progress without ending the frame (python-lz4's
+    /// `auto_flush`, `compress_flush(end_frame=False)`): returns every
+    /// compressed byte of the input so far.
+    fn flush_blocks(&mut self, py: Python<'_>) -> PyResult<Py<PyBytes>> {
+        let Some(enc) = self.encoder.as_mut() else {
+            return Err(PyRuntimeError::new_err(
+                "LZ4FrameCompressor.flush() called before begin()",
+            ));
+        };
+        py.allow_threads(|| enc.flush())
             .map_err(|e| runtime(lzkit::Error::from_io(e)))?;
         Ok(PyBytes::new(py, &self.take_output()).unbind())
     }

@@ -256,6 +256,61 @@ def test_decompressor_decodes_blocks_as_they_arrive():
             cls().decompress(bytes(bad))
 
 
+def test_low_level_context_functions():
+    """python-lz4's create_compression_context / compress_begin /
+    compress_chunk / compress_flush and decompress_chunk, both ways."""
+    data = DATA["prose"]
+    for lib_c, lib_d in [(lz4.frame, ref_frame), (ref_frame, lz4.frame), (lz4.frame, lz4.frame)]:
+        for kw in [dict(), dict(auto_flush=True, content_checksum=True, compression_level=9),
+                   dict(block_linked=False, block_size=lz4.frame.BLOCKSIZE_MAX256KB)]:
+            ctx = lib_c.create_compression_context()
+            out = lib_c.compress_begin(ctx, source_size=len(data), **kw)
+            pieces = []
+            for i in range(0, len(data), 30_000):
+                pieces.append(lib_c.compress_chunk(ctx, data[i:i + 30_000]))
+            if kw.get("auto_flush"):
+                assert all(pieces), "auto_flush returns every chunk's blocks"
+            mid = lib_c.compress_flush(ctx, end_frame=False)
+            out += b"".join(pieces) + mid + lib_c.compress_flush(ctx)
+            assert ref_frame.get_frame_info(out)["content_size"] == len(data)
+            d = lib_d.create_decompression_context()
+            got, pos = b"", 0
+            stream = out + b"tail"
+            while True:
+                part, used, ended = lib_d.decompress_chunk(d, stream[pos:pos + 5000])
+                got += part
+                pos += used
+                if ended:
+                    break
+            assert got == data and stream[pos:] == b"tail", (lib_c, lib_d, kw)
+    # The defaults are python-lz4's: the same header, the same buffering.
+    infos = []
+    for lib in (lz4.frame, ref_frame):
+        ctx = lib.create_compression_context()
+        head = lib.compress_begin(ctx, source_size=90_000)
+        sizes = [len(lib.compress_chunk(ctx, data[i:i + 30_000])) for i in range(0, 90_000, 30_000)]
+        infos.append((ref_frame.get_frame_info(head), [s > 0 for s in sizes]))
+        lib.compress_flush(ctx)
+    assert infos[0] == infos[1]
+    # max_length: the same pieces as python-lz4's, and the end reported once.
+    frame = ref_frame.compress(data[:20_000])
+    results = []
+    for lib in (lz4.frame, ref_frame):
+        d = lib.create_decompression_context()
+        pos, got, calls = 0, b"", 0
+        while True:
+            part, used, ended = lib.decompress_chunk(d, frame[pos:], max_length=3000)
+            got, pos, calls = got + part, pos + used, calls + 1
+            assert len(part) <= 3000
+            if ended:
+                break
+        results.append(got)
+        assert pos == len(frame)
+    assert results[0] == results[1] == data[:20_000]
+    with pytest.raises(RuntimeError):
+        lz4.frame.compress_chunk(lz4.frame.create_compression_context(), b"x")
+
+
 def test_files_both_ways(tmp_path):
     data = DATA["prose"] * 3
     path = tmp_path / "a.lz4"

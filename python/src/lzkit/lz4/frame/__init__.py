@@ -27,6 +27,8 @@ __all__ = [
     "BLOCKSIZE_DEFAULT", "BLOCKSIZE_MAX64KB", "BLOCKSIZE_MAX256KB",
     "BLOCKSIZE_MAX1MB", "BLOCKSIZE_MAX4MB",
     "COMPRESSIONLEVEL_MIN", "COMPRESSIONLEVEL_MINHC", "COMPRESSIONLEVEL_MAX",
+    "create_compression_context", "compress_begin", "compress_chunk", "compress_flush",
+    "create_decompression_context", "decompress_chunk", "reset_decompression_context",
 ]
 
 BLOCKSIZE_DEFAULT = 0
@@ -97,8 +99,12 @@ class LZ4FrameCompressor:
         return self._out(self._native.begin(source_size))
 
     def compress(self, data):
-        """Compress ``data``: the compressed bytes ready so far."""
-        return self._out(self._native.compress(data))
+        """Compress ``data``: the compressed bytes ready so far (with
+        ``auto_flush``, all of ``data``'s: the block in progress is ended)."""
+        out = self._native.compress(data)
+        if self.auto_flush:
+            out += self._native.flush_blocks()
+        return self._out(out)
 
     def flush(self):
         """End the frame: the rest of it."""
@@ -115,6 +121,126 @@ class LZ4FrameCompressor:
     def started(self):
         """Whether a frame is in progress."""
         return self._native.started
+
+
+class _CompressionContext:
+    """A compression context of python-lz4's low-level functions
+    (``create_compression_context``): a frame compressor once begun."""
+
+    __slots__ = ("_compressor",)
+
+    def __init__(self):
+        self._compressor = None
+
+
+class _DecompressionContext:
+    """A decompression context of python-lz4's low-level functions
+    (``create_decompression_context``): the frame in progress, and decoded
+    bytes a ``max_length`` held back."""
+
+    __slots__ = ("_native", "_pending", "_ended")
+
+    def __init__(self):
+        self._native = _FrameDecompressor(1)
+        self._pending = bytearray()
+        self._ended = False
+
+
+def create_compression_context():
+    """A context for ``compress_begin``, ``compress_chunk`` and
+    ``compress_flush`` (python-lz4's low-level API)."""
+    return _CompressionContext()
+
+
+def compress_begin(context, source_size=0, compression_level=COMPRESSIONLEVEL_MIN,
+                   block_size=BLOCKSIZE_DEFAULT, content_checksum=False, content_size=True,
+                   block_linked=True, frame_type=0, auto_flush=False,
+                   return_bytearray=False, block_checksum=False):
+    """Start a frame in ``context``: returns its header. ``source_size``
+    is stored as the content size if ``content_size`` and not 0. The
+    defaults are what python-lz4 does (linked blocks, no auto-flush),
+    whatever its docstring's signature line says."""
+    if not isinstance(context, _CompressionContext):
+        raise TypeError("context must come from create_compression_context()")
+    if frame_type != 0:
+        raise ValueError("frame_type: only 0 (an LZ4 frame) is supported")
+    context._compressor = LZ4FrameCompressor(
+        block_size=block_size, block_linked=bool(block_linked),
+        compression_level=compression_level, content_checksum=bool(content_checksum),
+        block_checksum=bool(block_checksum), auto_flush=bool(auto_flush),
+        return_bytearray=bool(return_bytearray))
+    return context._compressor.begin(source_size if content_size else 0)
+
+
+def _begun(context, what):
+    if not isinstance(context, _CompressionContext):
+        raise TypeError("context must come from create_compression_context()")
+    if context._compressor is None:
+        raise RuntimeError(f"{what} called before compress_begin()")
+    return context._compressor
+
+
+def compress_chunk(context, data, return_bytearray=False):
+    """Compress ``data`` into the frame begun in ``context``: the compressed
+    bytes ready so far (all of them with ``auto_flush``)."""
+    c = _begun(context, "compress_chunk()")
+    out = c._native.compress(data)
+    if c.auto_flush:
+        out += c._native.flush_blocks()
+    return bytearray(out) if return_bytearray else out
+
+
+def compress_flush(context, end_frame=True, return_bytearray=False):
+    """The compressed bytes still held in ``context``; with ``end_frame``
+    (the default) the frame's end too, after which the context needs a new
+    ``compress_begin``."""
+    c = _begun(context, "compress_flush()")
+    if end_frame:
+        out = c._native.flush()
+        context._compressor = None
+    else:
+        out = c._native.flush_blocks()
+    return bytearray(out) if return_bytearray else out
+
+
+def create_decompression_context():
+    """A context for ``decompress_chunk`` (python-lz4's low-level API)."""
+    return _DecompressionContext()
+
+
+def reset_decompression_context(context):
+    """Forget the frame in progress in ``context``."""
+    context.__init__()
+
+
+def decompress_chunk(context, data, max_length=-1, return_bytearray=False):
+    """Feed part of a frame: returns ``(decoded bytes, bytes of data
+    used, whether the frame ended)``. Blocks decode as they arrive whole;
+    the rest of ``data`` is kept in the context (so all of it counts as
+    used) except the bytes after the frame's end, which are not used. With
+    ``max_length``, decoded bytes past it are returned by the next calls
+    (which use no input until the frame's last bytes are out)."""
+    if not isinstance(context, _DecompressionContext):
+        raise TypeError("context must come from create_decompression_context()")
+    native = context._native
+    with memoryview(data) as view:
+        n = view.nbytes
+    used = 0
+    if not context._ended:
+        context._pending += native.decompress(data)
+        used = n
+        if native.eof:
+            used = n - len(native.unused_data)
+            native.reset()
+            context._ended = True
+    pending = context._pending
+    k = len(pending) if max_length < 0 else min(max_length, len(pending))
+    out = bytes(pending[:k])
+    del pending[:k]
+    ended = context._ended and not pending
+    if ended:
+        context._ended = False
+    return (bytearray(out) if return_bytearray else out), used, ended
 
 
 class LZ4FrameDecompressor:
