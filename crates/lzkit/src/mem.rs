@@ -47,6 +47,15 @@ pub(crate) fn grow_zeroed(v: &mut Vec<u8>, len: usize) -> Result<()> {
     Ok(())
 }
 
+/// `v` as `len` bytes for a reader to fill (its first bytes kept, the rest
+/// zero): shrunk, or grown to exactly `len` through
+/// [`grow_zeroed_exact`], so a size the system cannot give is
+/// [`Error::OutOfMemory`], not an abort.
+pub(crate) fn resize_for_read(v: &mut Vec<u8>, len: usize) -> Result<()> {
+    v.truncate(len);
+    grow_zeroed_exact(v, len)
+}
+
 /// [`grow_zeroed`] to a capacity of exactly `len` where it must grow: for
 /// a buffer reused at about the same size (a block's or a batch's room),
 /// which doubling would leave twice as large as it is ever used.

@@ -2066,3 +2066,51 @@ fn tables_find_entries_and_round_trip() {
     );
     assert_eq!(SeekTable::read_from(&[0u8; 16][..], 16).unwrap(), None);
 }
+
+/// A writer that fails (or panics) after some writes stops `decode_all`'s
+/// workers: the call returns the error (or re-raises the panic) instead of
+/// waiting for workers that wait for room.
+#[test]
+fn decode_all_stops_when_its_writer_fails_or_panics() {
+    struct Failing {
+        writes: usize,
+        panic: bool,
+    }
+    impl Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes += 1;
+            if self.writes > 2 {
+                if self.panic {
+                    panic!("the writer panics");
+                }
+                return Err(io::Error::other("disk full"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let data = column(24 << 20, 7);
+    let opts = FrameOptions::new();
+    let file = seekable::compress(&data, &WriteOptions::lz4(opts).chunk_size(256 << 10)).unwrap();
+    for panic in [false, true] {
+        let file = file.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let r = SeekableReader::open(&file[..]).unwrap();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                r.decode_all(Failing { writes: 0, panic }, 2)
+            }));
+            let _ = tx.send(match result {
+                Ok(Ok(_)) => "finished",
+                Ok(Err(_)) => "error",
+                Err(_) => "panic",
+            });
+        });
+        let got = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("decode_all hung after its writer stopped");
+        assert_eq!(got, if panic { "panic" } else { "error" });
+    }
+}

@@ -230,10 +230,11 @@ impl<S: ReadAt> SeekableReader<S> {
             Ok(())
         } else {
             // Every byte up to the entry's size is read over.
-            comp.resize(e.compressed_size as usize, 0);
-            self.src
-                .read_exact_at(&mut comp, e.compressed_offset)
-                .map_err(Error::Io)
+            crate::mem::resize_for_read(&mut comp, e.compressed_size as usize).and_then(|()| {
+                self.src
+                    .read_exact_at(&mut comp, e.compressed_offset)
+                    .map_err(Error::Io)
+            })
         };
         let decoded = read.and_then(|()| {
             let (format, verify) = (self.table.format(), self.opts.verify);
@@ -373,9 +374,18 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
         let outs = Buffers::default();
         let comps = Buffers::default();
         let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
+        // Whoever leaves early (an error, or a panic in the writer `w` or a
+        // decoder) stops the others and wakes them, so nobody waits for
+        // them forever.
+        let stop_all = || {
+            lock().stop = true;
+            room.notify_all();
+            ready.notify_all();
+        };
         std::thread::scope(|scope| {
             for _ in 0..threads.min(jobs.len()) {
                 scope.spawn(|| {
+                    let _panic_guard = OnPanic(&stop_all);
                     loop {
                         let j = next.fetch_add(1, Ordering::Relaxed);
                         let Some(range) = jobs.get(j) else { return };
@@ -407,6 +417,7 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                 });
             }
             let mut written = 0u64;
+            let _panic_guard = OnPanic(&stop_all);
             let result = (|| {
                 for j in 0..jobs.len() {
                     let pieces = {
@@ -414,6 +425,12 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                         loop {
                             if let Some(r) = st.done.remove(&j) {
                                 break r;
+                            }
+                            if st.stop {
+                                // A decoder panicked (the scope re-raises it).
+                                return Err(Error::Io(std::io::Error::other(
+                                    "a decoding thread stopped",
+                                )));
                             }
                             st = ready.wait(st).unwrap_or_else(PoisonError::into_inner);
                         }
@@ -429,8 +446,7 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                 Ok(written)
             })();
             if result.is_err() {
-                lock().stop = true;
-                room.notify_all();
+                stop_all();
             }
             result
         })
@@ -439,9 +455,21 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
     /// Read and decode entry `i` into `out`, with `comp` for its bytes.
     fn decode_into(&self, i: usize, comp: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<()> {
         let e = &self.table.entries()[i];
-        comp.resize(e.compressed_size as usize, 0);
+        crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
         self.src.read_exact_at(comp, e.compressed_offset)?;
         decode_entry(self.table.format(), i, e, comp, self.opts.verify, out)
+    }
+}
+
+/// Runs its function when dropped during a panic (a thread of
+/// [`SeekableReader::decode_all`] unwinding tells the others).
+struct OnPanic<'a, F: Fn()>(&'a F);
+
+impl<F: Fn()> Drop for OnPanic<'_, F> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            (self.0)();
+        }
     }
 }
 

@@ -133,7 +133,7 @@ fn scan_zstd<S: ReadAt + ?Sized>(src: &S, len: u64, checksums: bool) -> Result<S
                 f.offset, f.dict_id
             )));
         }
-        comp.resize(c as usize, 0);
+        crate::mem::resize_for_read(&mut comp, c as usize)?;
         src.read_exact_at(&mut comp, f.offset)?;
         unit::decode(
             TableFormat::Zstd,
@@ -191,7 +191,7 @@ fn scan_lz4<S: ReadAt + ?Sized>(src: &S, len: u64, checksums: bool) -> Result<Se
             continue;
         }
         let c = entry_size(f.compressed_size, "frame", f.offset)?;
-        comp.resize(c as usize, 0);
+        crate::mem::resize_for_read(&mut comp, c as usize)?;
         src.read_exact_at(&mut comp, f.offset)?;
         unit::decode(
             TableFormat::Lz4,
@@ -241,7 +241,7 @@ fn index_blocks<S: ReadAt + ?Sized>(
             BlockHeader::Data { len, .. } => len,
         };
         let c = 4 + len + trailer;
-        comp.resize(c, 0);
+        crate::mem::resize_for_read(comp, c)?;
         src.read_exact_at(comp, pos)?;
         unit::decode(TableFormat::Lz4, kind, comp, None, true, out)?;
         if h.content_checksum {
