@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict};
 
 mod root;
+mod split;
 
 create_exception!(
     _lzkit,
@@ -843,16 +844,11 @@ fn recompress_file<'py>(
     let target = match (to, seekable) {
         ("lz4", 0) => Target::Lz4(lz4),
         ("zstd" | "zst", 0) => Target::Zstd(zstd),
-        ("lz4", n) => Target::Seekable(
-            lzkit::seekable::WriteOptions::lz4(lz4)
-                .chunk_size(n)
-                .threads(threads),
-        ),
-        ("zstd" | "zst", n) => Target::Seekable(
-            lzkit::seekable::WriteOptions::zstd(zstd)
-                .chunk_size(n)
-                .threads(threads),
-        ),
+        // The options a split file's parts use too (`split::join_parts`
+        // then gives these bytes).
+        ("lz4" | "zstd" | "zst", n) => {
+            Target::Seekable(split::write_options(to, level, n)?.threads(threads))
+        }
         (other, _) => {
             return Err(PyValueError::new_err(format!(
                 "unknown target format {other:?}: \"lz4\" or \"zstd\""
@@ -1013,6 +1009,9 @@ fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recompress_file, m)?)?;
     m.add_function(wrap_pyfunction!(probe_files, m)?)?;
     m.add_function(wrap_pyfunction!(root::root_decompress_into, m)?)?;
+    m.add_function(wrap_pyfunction!(split::seekable_content, m)?)?;
+    m.add_function(wrap_pyfunction!(split::recompress_part, m)?)?;
+    m.add_function(wrap_pyfunction!(split::join_parts, m)?)?;
     m.add_class::<FrameCompressor>()?;
     m.add_class::<FrameDecompressor>()?;
     m.add_class::<Reader>()?;

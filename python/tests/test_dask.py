@@ -5,6 +5,7 @@ dask.distributed is not installed.
 """
 
 import gzip
+import io
 import lzma
 import os
 import random
@@ -115,3 +116,46 @@ def test_probe_on_the_cluster_gives_one_machines_ratios(cluster, tmp_path):
         assert b["decompress_mbps"] > 0 and b["compress_mbps"] > 0
     assert spread["sample_bytes"] == local["sample_bytes"]
     assert any(c["pareto"] for c in spread["candidates"])
+
+
+def test_large_seekable_inputs_are_split_into_parts(cluster, tmp_path):
+    """Files lzkit reads at any offset are cut into parts of whole chunks,
+    recompressed by several tasks and joined: the bytes and the summary of
+    one task, here and on the cluster; no part file is left."""
+    data = b"".join(content(20 + i, 400_000) for i in range(8))  # 3.2 MB
+    gz = tmp_path / "big.gz"
+    gz.write_bytes(gzip.compress(data))
+    seek_zst = str(tmp_path / "big.zst")
+    lzkit.recompress_file(str(gz), seek_zst, to="zstd", seekable=128 << 10)
+    frames_lz4 = tmp_path / "frames.lz4"  # independent frames that say their sizes
+    frames_lz4.write_bytes(b"".join(lz4.frame.compress(data[i:i + 300_000], store_size=True)
+                                    for i in range(0, len(data), 300_000)))
+    one_frame = tmp_path / "one.zst"
+    one_frame.write_bytes(zstd.compress(data))
+    assert len(lzkit.dask._plan(seek_zst, 64 << 10, 512 << 10)) == 7
+    assert len(lzkit.dask._plan(str(frames_lz4), 64 << 10, 512 << 10)) == 7
+    assert lzkit.dask._plan(str(one_frame), 64 << 10, 512 << 10) is None  # one 3.2 MB frame
+    assert lzkit.dask._plan(str(gz), 64 << 10, 512 << 10) is None  # gzip: from its start only
+    for src, to in [(seek_zst, "lz4"), (str(frames_lz4), "zstd"), (seek_zst, "zstd")]:
+        outs = {}
+        for how in ("one task", "here", "cluster"):
+            d = tmp_path / f"{how.replace(' ', '_')}-{to}-{os.path.basename(src)}"
+            d.mkdir()
+            kw = dict(to=to, level=3, seekable=64 << 10, out_dir=str(d))
+            if how == "one task":
+                (r,) = lzkit.dask.recompress([src], split=0, **kw)
+            elif how == "here":
+                (r,) = lzkit.dask.recompress([src], split=512 << 10, **kw)
+            else:
+                (r,) = lzkit.dask.recompress([src], split=512 << 10, client=cluster, **kw)
+            assert sorted(os.listdir(d)) == [os.path.basename(r["output"])], os.listdir(d)
+            with open(r["output"], "rb") as f:
+                outs[how] = (f.read(), {k: v for k, v in r.items() if k != "output"})
+        one = outs["one task"]
+        assert outs["here"] == one and outs["cluster"] == one, (src, to)
+        assert one[1]["content"] == len(data) and one[1]["verified"]
+        if to == "lz4":
+            with lz4.frame.open(io.BytesIO(one[0]), "rb") as f:
+                assert f.read() == data
+        else:
+            assert zstd.decompress(one[0]) == data

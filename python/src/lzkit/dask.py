@@ -13,7 +13,10 @@ Importing this module registers lzkit, where the packages are installed:
 workers (one file per task, each written under a temporary name and renamed
 when complete, with the same bytes as ``lzkit recompress`` on one machine
 at the same settings); without a client, the files are done here, one after
-another.
+another. With ``seekable=CHUNK``, a large file that lzkit reads at any
+offset (a seek table, or frames that say their sizes) is cut into parts of
+``split`` bytes of content, recompressed by several tasks and joined under
+one seek table: the same bytes again.
 """
 
 import io
@@ -22,8 +25,11 @@ from functools import partial
 
 from . import lz4 as _lz4
 from . import zstd as _zstd
+from ._lzkit import join_parts as _join_parts
 from ._lzkit import probe_files as _probe_files
 from ._lzkit import recompress_file as _recompress_file
+from ._lzkit import recompress_part as _recompress_part
+from ._lzkit import seekable_content as _seekable_content
 
 __all__ = ["NAME", "register", "config", "recompress", "probe", "output_name"]
 
@@ -124,21 +130,61 @@ def output_name(path, to="zstd", out_dir=None):
     return out
 
 
-def _recompress_one(path, to, level, out_dir, verify, seekable, threads):
+def _output(path, to, out_dir):
     dst = output_name(path, to, out_dir)
     if os.path.abspath(dst) == os.path.abspath(path):
         raise ValueError(f"{path}: the output name is the input's; give out_dir")
+    return dst
+
+
+def _recompress_one(path, to, level, out_dir, verify, seekable, threads):
+    dst = _output(path, to, out_dir)
     summary = _recompress_file(path, dst, to, level, threads, verify, seekable)
     summary.update(path=path, output=dst)
     return summary
 
 
+def _part_name(dst, k):
+    return f"{dst}.lzkit-part-{k}"
+
+
+def _part(path, dst, k, to, level, chunk, start, end):
+    entries, xxh = _recompress_part(path, _part_name(dst, k), to, level, chunk, start, end)
+    return _part_name(dst, k), entries, xxh
+
+
+def _join(path, dst, to, *parts):
+    summary = _join_parts(path, dst, to, list(parts))
+    summary.update(path=path, output=dst)
+    return summary
+
+
+def _plan(path, seekable, split):
+    """The content ranges of ``path``'s parts, or None for one task."""
+    if not seekable or not split:
+        return None
+    part = max(seekable, split // seekable * seekable)
+    content = _seekable_content(path, part)
+    if content is None or content <= part:
+        return None
+    return [(a, min(a + part, content)) for a in range(0, content, part)]
+
+
 def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
-               verify=True, seekable=0, threads=1):
+               verify=True, seekable=0, threads=1, split=256 << 20):
     """Recompress ``paths`` (LZ4, zstd, gzip, zlib, xz, LZMA) to ``to``
     (``"lz4"`` or ``"zstd"``) at ``level``, one task per file on
     ``client``'s workers (or here, one after another, without a client).
     ``threads``: threads per file (1 suits one task per worker thread).
+
+    With ``seekable=CHUNK`` (a seekable output of CHUNK-byte frames), a file
+    of more than ``split`` bytes of content that lzkit reads at any offset
+    (a seek table, or frames that say their sizes, none over ``split``) is
+    cut into parts of ``split`` bytes (a whole number of chunks): a task per
+    part, then one that joins them under one seek table, decodes the result
+    on every core of its worker and checks each part's content. The bytes
+    are those of one task; ``split=0`` turns this off.
+
     Returns one summary per file, in order: ``path``, ``output``,
     ``source``, ``read``, ``content``, ``content_xxh64``, ``written``,
     ``verified``. The first failure raises.
@@ -146,11 +192,27 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
     job = partial(_recompress_one, to=to, level=level, out_dir=out_dir,
                   verify=verify, seekable=seekable, threads=threads)
     paths = [os.fspath(p) for p in paths]
+    plans = [_plan(p, seekable, split) for p in paths]
     if client is None:
-        return [job(p) for p in paths]
-    futures = client.map(job, paths, pure=False)
+        out = []
+        for path, plan in zip(paths, plans):
+            if plan is None:
+                out.append(job(path))
+                continue
+            dst = _output(path, to, out_dir)
+            parts = [_part(path, dst, k, to, level, seekable, a, b) for k, (a, b) in enumerate(plan)]
+            out.append(_join(path, dst, to, *parts))
+        return out
+    futures = []
+    for path, plan in zip(paths, plans):
+        if plan is None:
+            futures.append(client.submit(job, path, pure=False))
+            continue
+        dst = _output(path, to, out_dir)
+        parts = [client.submit(_part, path, dst, k, to, level, seekable, a, b, pure=False)
+                 for k, (a, b) in enumerate(plan)]
+        futures.append(client.submit(_join, path, dst, to, *parts, pure=False))
     return client.gather(futures)
-
 
 
 def _front(cands, speed):

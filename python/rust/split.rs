@@ -1,0 +1,295 @@
+//! One large file recompressed by several tasks (`lzkit.dask.recompress`):
+//! an input lzkit reads at any offset (a seek table, or frames that say
+//! their sizes) cut into parts of whole output chunks; each part becomes
+//! the seekable frames of its chunks (the bytes the one-machine writer
+//! gives those chunks: every frame depends on its chunk alone), and the
+//! parts are put end to end under one seek table, the file of
+//! `lzkit recompress --seekable` at the same settings.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use lzkit::seekable::{
+    EntryKind, ReaderOptions, SeekTable, SeekableReader, SeekableWriter, TableFormat, WriteOptions,
+};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use xxhash_rust::xxh64::Xxh64;
+
+/// The options of `lzkit.recompress_file`'s seekable target, on one thread
+/// (the bytes do not depend on the thread count).
+pub(crate) fn write_options(to: &str, level: Option<i32>, chunk: usize) -> PyResult<WriteOptions> {
+    let opts = match to {
+        "lz4" => WriteOptions::lz4(
+            lzkit::lz4::frame::FrameOptions::new()
+                .level(lzkit::lz4::Level::new(level.unwrap_or(1))),
+        ),
+        "zstd" | "zst" => {
+            WriteOptions::zstd(lzkit::zstd::EncodeOptions::new().level(level.unwrap_or(3)))
+        }
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown target format {other:?}: \"lz4\" or \"zstd\""
+            )));
+        }
+    };
+    Ok(opts.chunk_size(chunk).threads(1))
+}
+
+fn err(path: &std::path::Path, e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(format!("{}: {e}", path.display()))
+}
+
+/// A part's frames as Python gets them: `(compressed size, decoded size,
+/// checksum or None)` each.
+type PartEntries = Vec<(u32, u32, Option<u32>)>;
+
+/// A part as `join_parts` takes it: its file, frames and content hash.
+type Part = (PathBuf, PartEntries, u64);
+
+/// A writer that hashes what goes through it.
+struct Hashing<W> {
+    inner: W,
+    hash: Xxh64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// `lzkit._lzkit.seekable_content(path, max_entry)`: the content length
+/// of `path` if lzkit reads it at any offset with no piece over
+/// `max_entry` decoded bytes (so that a part reads only its own), else
+/// None.
+#[pyfunction]
+pub(crate) fn seekable_content(
+    py: Python<'_>,
+    path: PathBuf,
+    max_entry: u64,
+) -> PyResult<Option<u64>> {
+    py.allow_threads(|| {
+        let file = File::open(&path).map_err(|e| err(&path, e))?;
+        match SeekableReader::with_options(file, ReaderOptions::default()) {
+            Ok(r) if u64::from(r.table().max_entry_size()) <= max_entry => Ok(Some(r.len())),
+            Ok(_) | Err(lzkit::Error::NotSeekable { .. }) => Ok(None),
+            Err(e) => Err(err(&path, e)),
+        }
+    })
+}
+
+/// `lzkit._lzkit.recompress_part(src, part, to, level, chunk, start, end)`:
+/// the content `start..end` of `src` (a whole number of `chunk`s, but for
+/// the last part) as seekable frames in the file `part`, with no table.
+/// Returns `(entries, content_xxh64)`: per frame `(compressed size,
+/// decoded size, checksum or None)`, and the XXH64 of the part's content.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (src, part, to, level, chunk, start, end))]
+pub(crate) fn recompress_part(
+    py: Python<'_>,
+    src: PathBuf,
+    part: PathBuf,
+    to: &str,
+    level: Option<i32>,
+    chunk: usize,
+    start: u64,
+    end: u64,
+) -> PyResult<(PartEntries, u64)> {
+    let opts = write_options(to, level, chunk)?;
+    py.allow_threads(|| {
+        let input = File::open(&src).map_err(|e| err(&src, e))?;
+        let reader = SeekableReader::open(input).map_err(|e| err(&src, e))?;
+        let output = File::create(&part).map_err(|e| err(&part, e))?;
+        let writer = SeekableWriter::new(BufWriter::with_capacity(1 << 20, output), &opts)
+            .map_err(|e| err(&part, e))?;
+        let mut tee = Hashing {
+            inner: writer,
+            hash: Xxh64::new(0),
+        };
+        let copied = reader
+            .copy_range(start, end - start, &mut tee)
+            .map_err(|e| err(&src, e))?;
+        if copied != end - start {
+            return Err(err(
+                &src,
+                format!(
+                    "{copied} bytes of content from {start}, not {}",
+                    end - start
+                ),
+            ));
+        }
+        let (w, table) = tee.inner.finish().map_err(|e| err(&part, e))?;
+        let file = w.into_inner().map_err(|e| err(&part, e.error()))?;
+        // The frames only: the table goes at the end of the joined file.
+        let frames: u64 = table
+            .entries()
+            .iter()
+            .map(|e| u64::from(e.compressed_size))
+            .sum();
+        file.set_len(frames).map_err(|e| err(&part, e))?;
+        file.sync_all().map_err(|e| err(&part, e))?;
+        let entries = table
+            .entries()
+            .iter()
+            .map(|e| (e.compressed_size, e.decompressed_size, e.checksum))
+            .collect();
+        Ok((entries, tee.hash.digest()))
+    })
+}
+
+/// A writer that hashes the whole and each part's range of it.
+struct PartHashes {
+    whole: Xxh64,
+    part: Xxh64,
+    /// Decoded bytes left in the current part, and the parts' lengths
+    /// after it (last first).
+    left: u64,
+    next: Vec<u64>,
+    done: Vec<u64>,
+}
+
+impl Write for PartHashes {
+    fn write(&mut self, mut buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len();
+        self.whole.update(buf);
+        while !buf.is_empty() {
+            while self.left == 0 {
+                let Some(len) = self.next.pop() else {
+                    return Err(io::Error::other("more content than the parts hold"));
+                };
+                self.done.push(self.part.digest());
+                self.part = Xxh64::new(0);
+                self.left = len;
+            }
+            let k = buf
+                .len()
+                .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+            self.part.update(&buf[..k]);
+            self.left -= k as u64;
+            buf = &buf[k..];
+        }
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `lzkit._lzkit.join_parts(src, dst, to, parts)`: the parts (`(path,
+/// entries, content_xxh64)` from `recompress_part`, in order) put end to
+/// end in `dst` under one seek table, written under a temporary name and
+/// renamed when complete; the result decoded again (on every core) and
+/// each part's content checked against its hash. The part files are
+/// removed. Returns the summary of `lzkit.recompress_file`.
+#[pyfunction]
+pub(crate) fn join_parts<'py>(
+    py: Python<'py>,
+    src: PathBuf,
+    dst: PathBuf,
+    to: &str,
+    parts: Vec<Part>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let format = match to {
+        "lz4" => TableFormat::Lz4,
+        _ => TableFormat::Zstd,
+    };
+    let checksums = parts.iter().flat_map(|p| &p.1).any(|e| e.2.is_some());
+    let tmp = {
+        let mut name = dst.clone().into_os_string();
+        name.push(format!(".lzkit-tmp-{}", std::process::id()));
+        PathBuf::from(name)
+    };
+    let result = py.allow_threads(|| -> PyResult<(String, u64, u64, u64, u64)> {
+        let mut head = [0u8; 8];
+        let read = std::fs::metadata(&src).map_err(|e| err(&src, e))?.len();
+        {
+            use std::io::Read;
+            let mut f = File::open(&src).map_err(|e| err(&src, e))?;
+            let n = f.read(&mut head).map_err(|e| err(&src, e))?;
+            head[n..].fill(0);
+        }
+        let source = lzkit::recompress::SourceFormat::detect(&head)
+            .map_or("unknown", |s| s.name())
+            .to_string();
+        let mut table = SeekTable::new(format, checksums);
+        let mut out =
+            BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(|e| err(&tmp, e))?);
+        let mut offset = 0u64;
+        for (path, entries, _) in &parts {
+            let mut f = File::open(path).map_err(|e| err(path, e))?;
+            let n = io::copy(&mut f, &mut out).map_err(|e| err(&tmp, e))?;
+            let frames: u64 = entries.iter().map(|e| u64::from(e.0)).sum();
+            if n != frames {
+                return Err(err(path, format!("{n} bytes, its frames take {frames}")));
+            }
+            for &(c, d, sum) in entries {
+                table
+                    .push(offset, c, d, sum, EntryKind::Frame)
+                    .map_err(|e| err(&tmp, e))?;
+                offset += u64::from(c);
+            }
+        }
+        out.write_all(&table.to_bytes()).map_err(|e| err(&tmp, e))?;
+        let file = out.into_inner().map_err(|e| err(&tmp, e.error()))?;
+        file.sync_all().map_err(|e| err(&tmp, e))?;
+        let written = file.metadata().map_err(|e| err(&tmp, e))?.len();
+        drop(file);
+        // Decode the joined file and check every part's content.
+        let reader = SeekableReader::open(File::open(&tmp).map_err(|e| err(&tmp, e))?)
+            .map_err(|e| err(&tmp, e))?;
+        let mut lens: Vec<u64> = parts
+            .iter()
+            .map(|p| p.1.iter().map(|e| u64::from(e.1)).sum())
+            .collect();
+        lens.reverse();
+        let mut hashes = PartHashes {
+            whole: Xxh64::new(0),
+            part: Xxh64::new(0),
+            left: 0,
+            next: lens,
+            done: Vec::new(),
+        };
+        let content = reader
+            .decode_all(&mut hashes, 0)
+            .map_err(|e| err(&tmp, e))?;
+        hashes.done.push(hashes.part.digest());
+        // The first digest is of the empty part before the first.
+        let got = &hashes.done[1..];
+        let want: Vec<u64> = parts.iter().map(|p| p.2).collect();
+        if got != want.as_slice() || hashes.left != 0 || !hashes.next.is_empty() {
+            return Err(err(
+                &dst,
+                "the joined parts do not decode to the content they were made from",
+            ));
+        }
+        std::fs::rename(&tmp, &dst).map_err(|e| err(&dst, e))?;
+        for (path, _, _) in &parts {
+            let _ = std::fs::remove_file(path);
+        }
+        Ok((source, read, content, hashes.whole.digest(), written))
+    });
+    let (source, read, content, xxh, written) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    let d = PyDict::new(py);
+    d.set_item("source", source)?;
+    d.set_item("read", read)?;
+    d.set_item("content", content)?;
+    d.set_item("content_xxh64", xxh)?;
+    d.set_item("written", written)?;
+    d.set_item("verified", true)?;
+    Ok(d)
+}
