@@ -218,22 +218,49 @@ fn block_compress(
             block::MAX_INPUT_SIZE
         )));
     }
-    let packed = py.allow_threads(|| {
+    with_scratch(|buf| {
         let data = src.bytes();
-        let body = match &dict {
-            Some(d) => block::compress_with_dict(data, d.bytes(), level),
-            None => block::compress(data, level),
-        };
-        if store_size {
-            let mut out = Vec::with_capacity(body.len() + 4);
-            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            out.extend_from_slice(&body);
-            out
-        } else {
-            body
+        let need = 4 + block::max_compressed_size(data.len());
+        if buf.len() < need {
+            buf.resize(need, 0);
         }
-    });
-    Ok(output(py, &packed, return_bytearray))
+        let n = py
+            .allow_threads(|| match &dict {
+                Some(d) => {
+                    block::compress_with_dict_into(data, d.bytes(), &mut buf[4..need], level)
+                }
+                None => block::compress_into(data, &mut buf[4..need], level),
+            })
+            .map_err(runtime)?;
+        buf[..4].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        let from = if store_size { 0 } else { 4 };
+        Ok(output(py, &buf[from..4 + n], return_bytearray))
+    })
+}
+
+thread_local! {
+    /// This thread's compression output, kept between calls so that its
+    /// pages stay mapped (a fresh buffer costs a page fault per 4 KiB,
+    /// about what compressing into it costs); each result is copied out of
+    /// it into the object returned, as python-lz4 copies out of its own.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The most memory a thread's [`SCRATCH`] keeps between calls.
+const SCRATCH_KEEP: usize = 64 << 20;
+
+/// Run `f` with this thread's scratch buffer (a fresh one if it is in use).
+fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut buf) => {
+            let r = f(&mut buf);
+            if buf.capacity() > SCRATCH_KEEP {
+                *buf = Vec::new();
+            }
+            r
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// `lz4.block.decompress`: the size from the 4-byte prefix, or
@@ -329,10 +356,11 @@ fn frame_compress(
         store_size.then_some(len),
         threads,
     )?;
-    let packed = py
-        .allow_threads(|| frame::try_compress(src.bytes(), &opts))
-        .map_err(runtime)?;
-    Ok(output(py, &packed, return_bytearray))
+    with_scratch(|buf| {
+        py.allow_threads(|| frame::try_compress_to(src.bytes(), &opts, buf))
+            .map_err(runtime)?;
+        Ok(output(py, buf, return_bytearray))
+    })
 }
 
 /// `lz4.frame.decompress`: the first frame of `data` (and, with

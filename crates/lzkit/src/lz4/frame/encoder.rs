@@ -56,7 +56,29 @@ pub fn compress(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn try_compress(src: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    try_compress_to(src, opts, &mut out)?;
+    Ok(out)
+}
+
+/// [`try_compress`] into `out`, replacing its contents and reusing its
+/// memory: a caller compressing one input after another (a server's
+/// replies, a binding that copies each frame out) keeps one buffer
+/// mapped instead of a fresh one (and its page faults) per frame.
+///
+/// ```
+/// use lzkit::lz4::frame::{self, FrameOptions};
+///
+/// let mut buf = Vec::new();
+/// for part in [&b"one reply"[..], b"and another"] {
+///     frame::try_compress_to(part, &FrameOptions::new(), &mut buf)?;
+///     assert_eq!(frame::decompress(&buf)?, part);
+/// }
+/// # Ok::<(), lzkit::Error>(())
+/// ```
+pub fn try_compress_to(src: &[u8], opts: &FrameOptions, out: &mut Vec<u8>) -> Result<()> {
     opts.validate()?;
+    out.clear();
     let mut opts = opts.clone();
     if opts.content_size.is_some() {
         opts.content_size = Some(src.len() as u64);
@@ -65,26 +87,29 @@ pub fn try_compress(src: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
     if !opts.legacy && opts.dictionary.is_none() {
         let job_size = MIN_JOB_SIZE.max(opts.block_size.bytes());
         if threads == 1 || src.len() <= job_size {
-            return Ok(compress_serial(src, &opts));
+            compress_serial(src, &opts, out);
+            return Ok(());
         }
-        if let Some(out) = compress_parallel(src, &opts, threads) {
-            return Ok(out);
+        if let Some(frame) = compress_parallel(src, &opts, threads) {
+            *out = frame;
+            return Ok(());
         }
     }
-    let mut out = Vec::with_capacity(src.len() / 2 + 64);
-    let mut enc = FrameEncoder::new(&mut out, &opts);
+    out.reserve(src.len() / 2 + 64);
+    let mut enc = FrameEncoder::new(out, &opts);
     let written = enc.write_all(src).and_then(|()| enc.finish().map(|_| ()));
     // Writing to a Vec cannot fail, and the content size is right by construction.
     debug_assert!(written.is_ok());
     drop(written);
-    Ok(out)
+    Ok(())
 }
 
 /// One-shot compression on the calling thread, without a dictionary: the
 /// jobs and blocks of [`FrameEncoder`] (so the same bytes), compressed from
 /// `src` itself straight after the header, without copying the input into
-/// job buffers or the output out of them.
-fn compress_serial(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
+/// job buffers or the output out of them. `dst` (empty) is the output,
+/// its memory reused.
+fn compress_serial(src: &[u8], opts: &FrameOptions, dst: &mut Vec<u8>) {
     let plan = Plan::new(opts);
     let mut w = plan.worker();
     // Room for the worst case up front: growing the vector would copy what
@@ -93,7 +118,8 @@ fn compress_serial(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
     let bound = max_compressed_size(src.len())
         .saturating_add(blocks.saturating_mul(3 * WORD + 16))
         .saturating_add(32);
-    let mut header = Vec::with_capacity(bound);
+    let mut header = std::mem::take(dst);
+    header.reserve(bound);
     Header {
         block_size: opts.block_size,
         block_mode: opts.block_mode,
@@ -125,7 +151,7 @@ fn compress_serial(src: &[u8], opts: &FrameOptions) -> Vec<u8> {
     if opts.content_checksum {
         out_buf.extend_from_slice(&xxh32(src, 0).to_le_bytes());
     }
-    out_buf
+    *dst = out_buf;
 }
 
 /// One-shot compression on a pool of `threads` workers, without a

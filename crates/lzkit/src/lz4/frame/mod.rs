@@ -56,7 +56,7 @@ pub use decode::{
     FrameDecoder, PushDecoder, decompress, decompress_first, decompress_into, decompress_with,
     decompress_with_dict,
 };
-pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress};
+pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress, try_compress_to};
 pub use header::{BlockMode, BlockSize};
 pub use list::{FrameInfo, FrameKind, first_frame, list_frames, read_header};
 
