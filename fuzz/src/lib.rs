@@ -41,7 +41,7 @@ static ALLOCATOR: alloc::Recycling = alloc::Recycling::new();
 
 pub use frame::{
     CFrame, FRAME_DECODERS, FrameDecoderVariant, c_frame_decode, check_against_c, decode_all_agree,
-    mentions_legacy,
+    mentions_legacy, push_agrees,
 };
 
 use lzkit::lz4::block as lz4_block;
