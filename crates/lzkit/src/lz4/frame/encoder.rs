@@ -90,8 +90,7 @@ pub fn try_compress_to(src: &[u8], opts: &FrameOptions, out: &mut Vec<u8>) -> Re
             compress_serial(src, &opts, out);
             return Ok(());
         }
-        if let Some(frame) = compress_parallel(src, &opts, threads) {
-            *out = frame;
+        if compress_parallel(src, &opts, threads, out) {
             return Ok(());
         }
     }
@@ -157,10 +156,12 @@ fn compress_serial(src: &[u8], opts: &FrameOptions, dst: &mut Vec<u8>) {
 /// One-shot compression on a pool of `threads` workers, without a
 /// dictionary: [`compress_serial`]'s jobs (so the same bytes), each
 /// compressed from `src` itself into its own buffer, and the buffers put
-/// together in order; the content checksum is computed beside them. `None`
-/// if no pool could be started.
-fn compress_parallel(src: &[u8], opts: &FrameOptions, threads: usize) -> Option<Vec<u8>> {
-    let pool = Pool::new(threads)?;
+/// together in order into `out` (empty; its memory reused); the content
+/// checksum is computed beside them. `false` if no pool could be started.
+fn compress_parallel(src: &[u8], opts: &FrameOptions, threads: usize, out: &mut Vec<u8>) -> bool {
+    let Some(pool) = Pool::new(threads) else {
+        return false;
+    };
     let plan = Plan::new(opts);
     let job_size = MIN_JOB_SIZE.max(plan.block_max);
     let jobs = src.len().div_ceil(job_size);
@@ -207,7 +208,7 @@ fn compress_parallel(src: &[u8], opts: &FrameOptions, threads: usize) -> Option<
         .map(|o| o.into_inner().unwrap_or_else(PoisonError::into_inner))
         .collect();
     let total = header.len() + outputs.iter().map(|o| o.len).sum::<usize>() + 2 * WORD;
-    let mut out = Vec::with_capacity(total);
+    out.reserve(total);
     out.extend_from_slice(&header);
     for o in &outputs {
         out.extend_from_slice(&o.buf[..o.len]);
@@ -216,7 +217,7 @@ fn compress_parallel(src: &[u8], opts: &FrameOptions, threads: usize) -> Option<
     if let Some(sum) = checksum {
         out.extend_from_slice(&sum.to_le_bytes());
     }
-    Some(out)
+    true
 }
 
 /// How every job cuts and compresses its blocks (shared by the workers).
