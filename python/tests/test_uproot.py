@@ -96,6 +96,14 @@ def test_ttree_baskets_through_lzkit(tmp_path, counted, compression):
     assert ours == theirs and all(ours)
 
 
+def read_through_lzkit(path, threads=None):
+    lzkit.uproot.install(threads=threads)
+    try:
+        return read(path)
+    finally:
+        lzkit.uproot.uninstall()
+
+
 @pytest.mark.parametrize("threads", [1, 2, None])
 def test_records_of_several_blocks(tmp_path, threads):
     """A record over 16 MiB holds several ROOT blocks: decoded in place,
@@ -106,11 +114,7 @@ def test_records_of_several_blocks(tmp_path, threads):
     for comp in (uproot.LZ4(1), uproot.ZSTD(1)):
         path = str(tmp_path / f"big{type(comp).__name__}.root")
         write(path, data, comp)
-        lzkit.uproot.install(threads=threads)
-        try:
-            back = read(path)
-        finally:
-            lzkit.uproot.uninstall()
+        back = read_through_lzkit(path, threads)
         for name, arr in data.items():
             np.testing.assert_array_equal(back[name], arr)
 
@@ -120,11 +124,7 @@ def test_zlib_and_lzma_still_read_with_lzkit_installed(tmp_path):
     for comp in (uproot.ZLIB(4), uproot.LZMA(2)):
         path = str(tmp_path / f"{type(comp).__name__}.root")
         write(path, data, comp)
-        lzkit.uproot.install()
-        try:
-            back = read(path)
-        finally:
-            lzkit.uproot.uninstall()
+        back = read_through_lzkit(path)
         for name, arr in data.items():
             np.testing.assert_array_equal(back[name], arr)
 

@@ -103,6 +103,18 @@ pub fn try_compress_to(src: &[u8], opts: &FrameOptions, out: &mut Vec<u8>) -> Re
     Ok(())
 }
 
+/// The header a frame with `opts` starts with.
+fn frame_header(opts: &FrameOptions) -> Header {
+    Header {
+        block_size: opts.block_size,
+        block_mode: opts.block_mode,
+        block_checksum: opts.block_checksum,
+        content_checksum: opts.content_checksum,
+        content_size: opts.content_size,
+        dict_id: opts.dict_id,
+    }
+}
+
 /// One-shot compression on the calling thread, without a dictionary: the
 /// jobs and blocks of [`FrameEncoder`] (so the same bytes), compressed from
 /// `src` itself straight after the header, without copying the input into
@@ -119,15 +131,7 @@ fn compress_serial(src: &[u8], opts: &FrameOptions, dst: &mut Vec<u8>) {
         .saturating_add(32);
     let mut header = std::mem::take(dst);
     header.reserve(bound);
-    Header {
-        block_size: opts.block_size,
-        block_mode: opts.block_mode,
-        block_checksum: opts.block_checksum,
-        content_checksum: opts.content_checksum,
-        content_size: opts.content_size,
-        dict_id: opts.dict_id,
-    }
-    .write(&mut header);
+    frame_header(opts).write(&mut header);
     let mut out = Output {
         len: header.len(),
         buf: header,
@@ -194,15 +198,7 @@ fn compress_parallel(src: &[u8], opts: &FrameOptions, threads: usize, out: &mut 
         }
     });
     let mut header = Vec::new();
-    Header {
-        block_size: opts.block_size,
-        block_mode: opts.block_mode,
-        block_checksum: opts.block_checksum,
-        content_checksum: opts.content_checksum,
-        content_size: opts.content_size,
-        dict_id: opts.dict_id,
-    }
-    .write(&mut header);
+    frame_header(opts).write(&mut header);
     let outputs: Vec<Output> = outputs
         .into_iter()
         .map(|o| o.into_inner().unwrap_or_else(PoisonError::into_inner))
@@ -523,15 +519,7 @@ impl<W: Write> FrameEncoder<W> {
         if self.opts.legacy {
             h.extend_from_slice(&LEGACY_MAGIC.to_le_bytes());
         } else {
-            Header {
-                block_size: self.opts.block_size,
-                block_mode: self.opts.block_mode,
-                block_checksum: self.opts.block_checksum,
-                content_checksum: self.opts.content_checksum,
-                content_size: self.opts.content_size,
-                dict_id: self.opts.dict_id,
-            }
-            .write(&mut h);
+            frame_header(&self.opts).write(&mut h);
         }
         self.writer().write_all(&h)
     }
