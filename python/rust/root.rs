@@ -47,52 +47,45 @@ fn u24(b: &[u8]) -> usize {
     usize::from(b[0]) | usize::from(b[1]) << 8 | usize::from(b[2]) << 16
 }
 
-/// The record's blocks, checked to lie inside `src` and to decode to
-/// `total` bytes in all, before anything is decoded.
-fn scan(src: &[u8], total: usize) -> Result<Record<'_>, String> {
+/// The record's blocks, read as uproot reads them: block after block
+/// until the record's bytes are used up, or just the first if it alone
+/// decodes to the record's size (uproot ignores what follows it). Any
+/// record that does not add up (a cut header or block, blocks that decode
+/// to more or less than the record) is [`Record::Foreign`] too: uproot's
+/// own code then reads it, with its own result or error.
+fn scan(src: &[u8], total: usize) -> Record<'_> {
     let mut blocks = Vec::new();
     let (mut pos, mut filled) = (0usize, 0usize);
     while pos < src.len() {
         let Some(head) = src.get(pos..pos + HEADER) else {
-            return Err(format!(
-                "a block header at byte {pos} of the record is cut off: {} bytes left of the {HEADER} it takes",
-                src.len() - pos
-            ));
+            return Record::Foreign;
         };
         let codec = match &head[..2] {
             b"L4" => Codec::Lz4,
             b"ZS" => Codec::Zstd,
-            _ => return Ok(Record::Foreign),
+            _ => return Record::Foreign,
         };
         let (mut size, len) = (u24(&head[3..6]), u24(&head[6..9]));
         pos += HEADER;
         let checksum = match codec {
             Codec::Lz4 => {
-                let sum = src.get(pos..pos + 8).filter(|_| size >= 8).ok_or_else(|| {
-                    format!(
-                        "the LZ4 block at byte {} has no room for its checksum",
-                        pos - HEADER
-                    )
-                })?;
+                let Some(sum) = src.get(pos..pos + 8).filter(|_| size >= 8) else {
+                    return Record::Foreign;
+                };
                 pos += 8;
                 size -= 8;
                 Some(u64::from_be_bytes(sum.try_into().expect("8 bytes")))
             }
             Codec::Zstd => None,
         };
-        let data = src.get(pos..pos + size).ok_or_else(|| {
-            format!(
-                "the block at byte {} claims {size} compressed bytes; the record has {} left",
-                pos - HEADER,
-                src.len() - pos
-            )
-        })?;
+        let Some(data) = src.get(pos..pos + size) else {
+            return Record::Foreign;
+        };
         pos += size;
+        let first_is_all = blocks.is_empty() && len == total;
         filled += len;
         if filled > total {
-            return Err(format!(
-                "the blocks decode to more than the {total} bytes the record expects"
-            ));
+            return Record::Foreign;
         }
         blocks.push(Block {
             codec,
@@ -100,13 +93,14 @@ fn scan(src: &[u8], total: usize) -> Result<Record<'_>, String> {
             checksum,
             len,
         });
+        if first_is_all {
+            break;
+        }
     }
     if filled != total {
-        return Err(format!(
-            "the blocks decode to {filled} bytes, but the record expects {total}"
-        ));
+        return Record::Foreign;
     }
-    Ok(Record::Blocks(blocks))
+    Record::Blocks(blocks)
 }
 
 /// Check an LZ4 block's XXH64 (other blocks have none).
@@ -301,10 +295,12 @@ fn cores() -> usize {
 /// block_info=None)`: decode the ROOT record `source` (its blocks with
 /// their 9-byte headers) into the writable buffer `dest`, which it must
 /// fill exactly. Returns False, having written nothing, if a block uses a
-/// codec other than LZ4 and zstd; raises ValueError for a damaged record.
-/// `threads`: 0 for every core. `block_info`: a list to which, as uproot
-/// does, a `(codec, compressed bytes, decoded bytes)` tuple is appended
-/// for each block.
+/// codec other than LZ4 and zstd or the record does not add up (see
+/// [`scan`]: uproot's code reads those); raises ValueError for a block
+/// whose checksum or data is damaged. `threads`: 0 for every core (more
+/// than the cores count as every core). `block_info`: a list to which, as
+/// uproot does, a `(codec, compressed bytes, decoded bytes)` tuple is
+/// appended for each block.
 #[pyfunction]
 #[pyo3(signature = (source, dest, threads=1, block_info=None))]
 pub(crate) fn root_decompress_into(
@@ -316,11 +312,13 @@ pub(crate) fn root_decompress_into(
 ) -> PyResult<bool> {
     let src = Input::get(source)?;
     let mut dst = OutBuf::get(dest, "dest", src.bytes())?;
+    // More threads than cores never decode faster, and each count asked
+    // for keeps a pool: so at most one per core count.
     let threads = match threads {
         0 => cores(),
-        n => n,
+        n => n.min(cores()),
     };
-    let blocks = match scan(src.bytes(), dst.len()).map_err(PyValueError::new_err)? {
+    let blocks = match scan(src.bytes(), dst.len()) {
         Record::Foreign => return Ok(false),
         Record::Blocks(blocks) => blocks,
     };

@@ -129,6 +129,31 @@ def test_zlib_and_lzma_still_read_with_lzkit_installed(tmp_path):
             np.testing.assert_array_equal(back[name], arr)
 
 
+def test_hooks_set_before_install_are_still_called(tmp_path):
+    import uproot.compression as uc
+
+    data = columns(20_000)
+    path = str(tmp_path / "h.root")
+    write(path, data, uproot.LZ4(1))
+    seen = []
+    uc.decompress.hook_before_block = lambda **kw: seen.append(kw["num_blocks"])
+    try:
+        back = read_through_lzkit(path)
+        assert seen, "a hook set before install() was skipped"
+        for name, arr in data.items():
+            np.testing.assert_array_equal(back[name], arr)
+    finally:
+        uc.decompress.hook_before_block = uc.hook_before_block
+    # Hooks set while installed stay set after uninstall.
+    lzkit.uproot.install()
+    uc.decompress.hook_after_block = marker = lambda **kw: None
+    lzkit.uproot.uninstall()
+    try:
+        assert uc.decompress.hook_after_block is marker
+    finally:
+        uc.decompress.hook_after_block = uc.hook_after_block
+
+
 def test_a_damaged_lz4_basket_raises(tmp_path):
     data = {"x": np.arange(100_000, dtype=np.int64)}
     path = str(tmp_path / "d.root")
@@ -169,19 +194,24 @@ def test_root_decompress_into_refuses_bad_records():
     two = np.empty(2 * len(payload), dtype=np.uint8)
     assert root_decompress_into(rec + rec, two, 2) is True
     assert two.tobytes() == payload * 2
-    # A codec lzkit leaves to uproot: nothing written, False.
+    # A codec lzkit leaves to uproot, or a record that does not add up:
+    # nothing written, False (uproot's own code reads it).
     assert root_decompress_into(b"ZL\x08" + rec[3:], out) is False
-    cases = [
-        (rec[:5], len(payload), "cut off"),
-        (rec[:-1], len(payload), "compressed bytes"),
-        (rec, len(payload) + 1, "expects"),
-        (rec, len(payload) - 1, "more than"),
-        (rec[:9] + bytes(8) + rec[17:], len(payload), "checksum"),
-        (rec[:3] + bytes([4, 0, 0]) + rec[6:], len(payload), "checksum"),
-    ]
-    for src, n, msg in cases:
-        with pytest.raises(ValueError, match=msg):
-            root_decompress_into(src, np.empty(n, dtype=np.uint8))
+    for src, n in [(rec[:5], len(payload)), (rec[:-1], len(payload)),
+                   (rec, len(payload) + 1), (rec, len(payload) - 1),
+                   (rec[:3] + bytes([4, 0, 0]) + rec[6:], len(payload))]:
+        assert root_decompress_into(src, np.empty(n, dtype=np.uint8)) is False
+    # As uproot: a first block that fills the record ends it (bytes after
+    # it are ignored).
+    assert root_decompress_into(rec + b"\0" * 5, out) is True
+    assert out.tobytes() == payload
+    # Damaged data: an error.
+    with pytest.raises(ValueError, match="checksum"):
+        root_decompress_into(rec[:9] + bytes(8) + rec[17:], np.empty(len(payload), dtype=np.uint8))
+    corrupt = bytearray(rec)
+    corrupt[-1] ^= 0xFF
+    with pytest.raises(ValueError, match="checksum"):
+        root_decompress_into(bytes(corrupt), np.empty(len(payload), dtype=np.uint8))
     with pytest.raises(ValueError, match="writable"):
         root_decompress_into(rec, bytes(len(payload)))
     shared = bytearray(rec + bytes(len(payload)))

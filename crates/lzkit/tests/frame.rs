@@ -1481,6 +1481,36 @@ fn push_decoder_frames() {
         push_decode(&with_id, 100),
         Err(Error::DictionaryRequired { dict_id: 5 })
     ));
+    // An empty skippable frame ends as soon as its 8 bytes are in.
+    let empty_skip = skippable_frame(0, b"");
+    assert_eq!(empty_skip.len(), 8);
+    let mut dec = PushDecoder::new();
+    assert!(dec.feed(&empty_skip, &mut out).unwrap());
+    assert_eq!(push_decode(&empty_skip, 3).unwrap(), (Vec::new(), 8));
+    // Errors carry stream positions, however the input arrives: a block
+    // size over the frame's maximum, its word fed after the header.
+    let small = frame::compress(&data[..100], &FrameOptions::new().content_size(None));
+    let header_len = 7;
+    let mut bad = small[..header_len].to_vec();
+    bad.extend_from_slice(&(8u32 << 20).to_le_bytes());
+    let want = frame::decompress_first(&bad, 1).unwrap_err();
+    let mut dec = PushDecoder::new();
+    dec.feed(&bad[..header_len], &mut out).unwrap();
+    let got = dec.feed(&bad[header_len..], &mut out).unwrap_err();
+    assert_eq!(format!("{got}"), format!("{want}"));
+    // After an error the decoder refuses to go on until reset.
+    assert!(dec.feed(&small, &mut out).is_err());
+    dec.reset();
+    out.clear();
+    assert!(dec.feed(&small, &mut out).unwrap());
+    assert_eq!(out, &data[..100]);
+    // A block begun in one piece, the rest of the frame in one large one.
+    let f = frame::compress(&data, &all_options(1, BlockSize::Max64KB, true, true, true));
+    let mut dec = PushDecoder::new();
+    let mut out = Vec::new();
+    dec.feed(&f[..20], &mut out).unwrap();
+    assert!(dec.feed(&f[20..], &mut out).unwrap());
+    assert_same(&out, &data, "a large piece after a small one");
     // Input after the end is kept, however it arrives.
     let f = frame::compress(&data[..5000], &FrameOptions::new());
     let mut dec = PushDecoder::new();

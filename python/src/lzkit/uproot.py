@@ -10,8 +10,9 @@ headers and checks LZ4's XXH64 itself, and decodes every block straight
 into the one array uproot gets back (no buffer per block, no copy), the
 blocks of a large record on ``threads`` threads (default: every core;
 ``threads=1`` decodes on the calling thread); it fills uproot's
-``block_info`` as uproot does. Records with zlib or LZMA blocks, and reads
-with uproot's debugging hooks set, go through uproot's own code. ``uninstall()`` puts uproot's functions back; ``installed()``
+``block_info`` as uproot does. Records with zlib or LZMA blocks, records
+that do not add up (uproot's code then gives its own result or error), and
+reads with uproot's debugging hooks set go through uproot's own code. ``uninstall()`` puts uproot's functions back; ``installed()``
 says whether lzkit's are in place.
 
     import uproot, lzkit.uproot
@@ -112,7 +113,9 @@ def install(threads=None):
     # carries the same ones, so its code still finds them when it runs.
     _record_decompress.hook_before_block = c.decompress.hook_before_block
     _record_decompress.hook_after_block = c.decompress.hook_after_block
-    _default_hooks = (c.decompress.hook_before_block, c.decompress.hook_after_block)
+    # uproot's own do-nothing hooks: any other means someone is watching
+    # the blocks, and uproot's code (which calls them) reads the record.
+    _default_hooks = (c.hook_before_block, c.hook_after_block)
     _uproot_decompress = c.decompress
     _uproot_compression = c
     _wrap = uproot.source.chunk.Chunk.wrap
@@ -128,6 +131,10 @@ def uninstall():
     global _saved
     if _saved is None:
         return
+    # Hooks set while lzkit was installed stay set.
+    own = _saved[(_uproot_compression, "decompress")]
+    own.hook_before_block = _record_decompress.hook_before_block
+    own.hook_after_block = _record_decompress.hook_after_block
     for (cls, name), fn in _saved.items():
         if fn is None:
             delattr(cls, name)

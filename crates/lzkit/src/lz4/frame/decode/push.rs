@@ -64,6 +64,8 @@ pub struct PushDecoder {
     decoder: Decoder,
     /// History, then room for the next block.
     window: Vec<u8>,
+    /// An error stopped the frame: every feed fails until `reset`.
+    failed: bool,
 }
 
 impl Default for PushDecoder {
@@ -81,41 +83,94 @@ impl PushDecoder {
             pos: 0,
             decoder: Decoder::new(),
             window: Vec::new(),
+            failed: false,
         }
     }
 
     /// Decode what `input`, after the input fed before, makes decodable,
     /// appending it to `out`. Returns whether the frame has ended (then
     /// its checksums and content size have been checked, and input after
-    /// it is [`unused`](Self::unused)). After an error the decoder is
-    /// unusable until [`reset`](Self::reset).
+    /// it is [`unused`](Self::unused)). After an error every call fails
+    /// until [`reset`](Self::reset). A step (header, block) begun in an
+    /// earlier call takes from `input` only the bytes it still needs; the
+    /// rest is decoded in place, so memory stays at about one block
+    /// however large the pieces.
     ///
     /// # Errors
     /// Those of [`super::decompress`] for a damaged frame (a bad magic
     /// number or header, a corrupt block, a checksum or content-size
     /// mismatch); [`Error::UnknownMagic`] for a legacy frame;
     /// [`Error::DictionaryRequired`] for a frame that needs a dictionary.
-    pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<bool> {
-        if matches!(self.stage, Stage::Done) {
-            self.pending.extend_from_slice(input);
-            return Ok(true);
+    pub fn feed(&mut self, mut input: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        if self.failed {
+            return Err(Error::Io(std::io::Error::other(
+                "the frame stopped at an earlier error: reset() the decoder to start a new one",
+            )));
         }
-        if self.pending.is_empty() {
-            // Straight from the caller's input; only its undecodable tail
-            // is kept.
-            let used = self.run(input, out)?;
-            self.pending.extend_from_slice(&input[used..]);
-        } else {
-            self.pending.extend_from_slice(input);
+        while !input.is_empty() {
+            if matches!(self.stage, Stage::Done) {
+                self.pending.extend_from_slice(input);
+                break;
+            }
+            if self.pending.is_empty() {
+                // Straight from the caller's input; only its undecodable
+                // tail is kept.
+                let used = self.run(input, out);
+                let used = self.failing(used)?;
+                self.pending.extend_from_slice(&input[used..]);
+                break;
+            }
+            // A step begun in an earlier call: only the bytes it still
+            // needs join it, then the rest is read in place.
+            let take = self.needed().min(input.len());
+            self.pending.extend_from_slice(&input[..take]);
+            input = &input[take..];
             let pending = std::mem::take(&mut self.pending);
             let used = self.run(&pending, out);
             self.pending = pending;
-            let used = used?;
+            let used = self.failing(used)?;
             self.pending.drain(..used);
         }
         Ok(self.is_finished())
     }
 
+    /// `r`, remembering an error: the frame's state has moved past what
+    /// it decoded, so the decoder refuses to go on until reset.
+    fn failing<T>(&mut self, r: Result<T>) -> Result<T> {
+        if r.is_err() {
+            self.failed = true;
+        }
+        r
+    }
+
+    /// How many more bytes the step begun in `pending` needs before it can
+    /// run (at least 1; when the step's bytes are not all known yet, what
+    /// tells how many it takes).
+    fn needed(&self) -> usize {
+        let p = &self.pending;
+        let word = |at: usize| {
+            p.get(at..at + 4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        };
+        let total = match &self.stage {
+            Stage::Start => match (word(0), p.get(4)) {
+                (Some(m), _) if Magic::classify(m) == Some(Magic::Skippable) => 8,
+                (Some(_), Some(&flg)) => 4 + Header::descriptor_len(flg),
+                _ => 5,
+            },
+            Stage::Blocks { state, .. } => match word(0) {
+                None => 4,
+                Some(0) => 4 + if state.header.content_checksum { 4 } else { 0 },
+                Some(w) => {
+                    let len = (w & 0x7FFF_FFFF) as usize;
+                    4 + len.min(state.header.block_size.bytes())
+                        + if state.header.block_checksum { 4 } else { 0 }
+                }
+            },
+            Stage::Skipping(_) | Stage::Done => 1,
+        };
+        total.saturating_sub(p.len()).max(1)
+    }
     /// Whether the frame has ended (and all of it was checked).
     pub fn is_finished(&self) -> bool {
         matches!(self.stage, Stage::Done)
@@ -133,6 +188,7 @@ impl PushDecoder {
         self.pending.clear();
         self.pos = 0;
         self.window.clear();
+        self.failed = false;
     }
 
     /// Use as much of `src` as decodes; returns the bytes used. Input
@@ -170,7 +226,10 @@ impl PushDecoder {
                     Some(Magic::Standard) => {}
                     Some(Magic::Skippable) => {
                         let size = input.u32("skippable frame size")?;
-                        self.stage = Stage::Skipping(u64::from(size));
+                        self.stage = match size {
+                            0 => Stage::Done,
+                            n => Stage::Skipping(u64::from(n)),
+                        };
                         return Ok(true);
                     }
                     Some(Magic::Legacy) | None => {
@@ -204,7 +263,18 @@ impl PushDecoder {
             }
             Stage::Blocks { state, history } => {
                 let header = state.header;
-                let Some(block) = slice_block(input, &header, state.block_index)? else {
+                // Positions in `slice_block`'s errors are the input's: made
+                // the stream's.
+                let block =
+                    slice_block(input, &header, state.block_index).map_err(|e| match e {
+                        Error::Block { index, at, source } => Error::Block {
+                            index,
+                            at: at + base,
+                            source,
+                        },
+                        e => e,
+                    })?;
+                let Some(block) = block else {
                     if header.content_checksum {
                         let at = base + input.pos as u64;
                         let sum = input.u32("content checksum")?;
