@@ -166,7 +166,7 @@ def main():
             "python-lz4": lambda: ref_frame.compress(big, block_linked=linked),
             "1": lambda: lz4.frame.compress(big, block_linked=linked, threads=1),
             "2": lambda: lz4.frame.compress(big, block_linked=linked, threads=2),
-        }, max(2, rounds // 2))
+        }, max(5, rounds))
         print(f"64 MiB frame, block_linked={linked}: python-lz4 {len(big) / t['python-lz4'] / 1e6:.0f} MB/s, "
               f"lzkit threads=1 {len(big) / t['1'] / 1e6:.0f} MB/s, threads=2 {len(big) / t['2'] / 1e6:.0f} MB/s "
               f"({t['1'] / t['2']:.2f}x)")
