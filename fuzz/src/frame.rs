@@ -234,46 +234,11 @@ pub fn check_against_c(src: &[u8], dict: &[u8], ours: &lzkit::Result<Vec<u8>>) {
 }
 
 /// The first frame of `src` through [`frame::PushDecoder`], fed in the
-/// [`JITTER`] sizes: the same content and length as
-/// [`frame::decompress_first`], or an error of the same kind (a frame that
-/// does not end within `src` counts as truncated). Legacy frames, which
+/// [`JITTER`] sizes, agrees with [`frame::decompress_first`] (see
+/// [`lzkit_testkit::frames::assert_push_agrees`]). Legacy frames, which
 /// the push decoder refuses, are skipped.
 pub fn push_agrees(src: &[u8]) {
-    if src.starts_with(&frame::LEGACY_MAGIC.to_le_bytes()) {
-        return;
-    }
-    let want = frame::decompress_first(src, 1);
-    let mut dec = frame::PushDecoder::new();
-    let mut out = Vec::new();
-    let mut got = Ok(());
-    let (mut at, mut step) = (0, 0);
-    while at < src.len() {
-        let n = JITTER[step % JITTER.len()].min(src.len() - at);
-        step += 1;
-        if let Err(e) = dec.feed(&src[at..at + n], &mut out) {
-            got = Err(e);
-            break;
-        }
-        at += n;
-    }
-    let got = got.and_then(|()| match dec.is_finished() {
-        true => Ok((out, src.len() - dec.unused().len())),
-        false => Err(Error::Truncated {
-            at: src.len() as u64,
-            what: "frame",
-        }),
-    });
-    match (&want, &got) {
-        (Ok(a), Ok(b)) => assert!(a == b, "PushDecoder: different content or length"),
-        (Err(a), Err(b)) => assert_eq!(
-            std::mem::discriminant(a),
-            std::mem::discriminant(b),
-            "decompress_first: {a:?}, PushDecoder: {b:?}"
-        ),
-        _ => panic!(
-            "decompress_first: {:?}, PushDecoder: {:?}",
-            want.as_ref().map(|w| w.1),
-            got.as_ref().map(|g| g.1)
-        ),
+    if !src.starts_with(&frame::LEGACY_MAGIC.to_le_bytes()) {
+        lzkit_testkit::frames::assert_push_agrees(src, &JITTER, "fuzz input");
     }
 }

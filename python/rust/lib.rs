@@ -888,11 +888,7 @@ fn recompress_file<'py>(
     let opts = RecompressOptions::new(target)
         .verify(verify)
         .serial(threads == 1);
-    let tmp = {
-        let mut name = dst.clone().into_os_string();
-        name.push(format!(".lzkit-tmp-{}", std::process::id()));
-        std::path::PathBuf::from(name)
-    };
+    let tmp = temporary_name(&dst);
     let result = py.allow_threads(|| -> Result<lzkit::recompress::Summary, String> {
         let input = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
         let output = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
@@ -924,6 +920,23 @@ fn recompress_file<'py>(
             return Err(PyRuntimeError::new_err(msg));
         }
     };
+    summary_dict(py, &summary)
+}
+
+/// The name an output is written under until it is complete (then renamed
+/// to `dst`).
+fn temporary_name(dst: &std::path::Path) -> std::path::PathBuf {
+    let mut name = dst.as_os_str().to_owned();
+    name.push(format!(".lzkit-tmp-{}", std::process::id()));
+    std::path::PathBuf::from(name)
+}
+
+/// A recompression summary as Python gets it (`lzkit.recompress_file`,
+/// and a split file's join).
+fn summary_dict<'py>(
+    py: Python<'py>,
+    summary: &lzkit::recompress::Summary,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("source", summary.source.name())?;
     d.set_item("read", summary.read)?;

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
+use lzkit::recompress::{SourceFormat, Summary};
 use lzkit::seekable::{
     EntryKind, ReaderOptions, SeekTable, SeekableReader, SeekableWriter, TableFormat, WriteOptions,
 };
@@ -203,12 +204,8 @@ pub(crate) fn join_parts<'py>(
         _ => TableFormat::Zstd,
     };
     let checksums = parts.iter().flat_map(|p| &p.1).any(|e| e.2.is_some());
-    let tmp = {
-        let mut name = dst.clone().into_os_string();
-        name.push(format!(".lzkit-tmp-{}", std::process::id()));
-        PathBuf::from(name)
-    };
-    let result = py.allow_threads(|| -> PyResult<(String, u64, u64, u64, u64)> {
+    let tmp = crate::temporary_name(&dst);
+    let result = py.allow_threads(|| -> PyResult<Summary> {
         let mut head = [0u8; 8];
         let read = std::fs::metadata(&src).map_err(|e| err(&src, e))?.len();
         {
@@ -217,9 +214,9 @@ pub(crate) fn join_parts<'py>(
             let n = f.read(&mut head).map_err(|e| err(&src, e))?;
             head[n..].fill(0);
         }
-        let source = lzkit::recompress::SourceFormat::detect(&head)
-            .map_or("unknown", |s| s.name())
-            .to_string();
+        // The parts read it as LZ4 or zstd: detection cannot fail.
+        let source =
+            SourceFormat::detect(&head).ok_or_else(|| err(&src, "neither LZ4 nor zstd"))?;
         let mut table = SeekTable::new(format, checksums);
         let mut out =
             BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(|e| err(&tmp, e))?);
@@ -275,21 +272,20 @@ pub(crate) fn join_parts<'py>(
         for (path, _, _) in &parts {
             let _ = std::fs::remove_file(path);
         }
-        Ok((source, read, content, hashes.whole.digest(), written))
+        Ok(Summary {
+            source,
+            read,
+            content,
+            content_xxh64: hashes.whole.digest(),
+            written,
+            verified: true,
+        })
     });
-    let (source, read, content, xxh, written) = match result {
-        Ok(r) => r,
+    match result {
+        Ok(summary) => crate::summary_dict(py, &summary),
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
-            return Err(e);
+            Err(e)
         }
-    };
-    let d = PyDict::new(py);
-    d.set_item("source", source)?;
-    d.set_item("read", read)?;
-    d.set_item("content", content)?;
-    d.set_item("content_xxh64", xxh)?;
-    d.set_item("written", written)?;
-    d.set_item("verified", true)?;
-    Ok(d)
+    }
 }

@@ -2,7 +2,9 @@
 //! of a standard frame (for targeted corruption), and header checksum
 //! repair; streaming decoding over a trickling reader.
 
-use lzkit::lz4::frame::{BlockMode, BlockSize, FrameDecoder, FrameOptions};
+use crate::compare::assert_same;
+use lzkit::Error;
+use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameDecoder, FrameOptions, PushDecoder};
 use std::sync::Arc;
 
 /// A skippable frame with magic `0x184D2A50 + nibble` and `payload`.
@@ -217,4 +219,55 @@ pub fn frame_of_pieces(
         f.extend_from_slice(&xxh32(&content, 0).to_le_bytes());
     }
     f
+}
+
+/// The first frame of `src` through a [`PushDecoder`] fed in pieces of the
+/// sizes `sizes` (cycled): its content and the bytes it took, as
+/// [`frame::decompress_first`] gives them; a frame that does not end
+/// within `src` is [`Error::Truncated`].
+pub fn push_decode(src: &[u8], sizes: &[usize]) -> Result<(Vec<u8>, usize), Error> {
+    let mut dec = PushDecoder::new();
+    let mut out = Vec::new();
+    let (mut at, mut step) = (0, 0);
+    while at < src.len() {
+        let n = sizes[step % sizes.len()].max(1).min(src.len() - at);
+        step += 1;
+        dec.feed(&src[at..at + n], &mut out)?;
+        at += n;
+    }
+    if !dec.is_finished() {
+        return Err(Error::Truncated {
+            at: src.len() as u64,
+            what: "frame",
+        });
+    }
+    Ok((out, src.len() - dec.unused().len()))
+}
+
+/// [`push_decode`] and [`frame::decompress_first`] agree on `src`: the same
+/// content and length, or both an error of the same kind.
+#[track_caller]
+pub fn assert_push_agrees(src: &[u8], sizes: &[usize], what: &str) {
+    let a = frame::decompress_first(src, 1);
+    let b = push_decode(src, sizes);
+    match (&a, &b) {
+        (Ok(x), Ok(y)) => {
+            assert_same(
+                &y.0,
+                &x.0,
+                &format!("{what}: PushDecoder vs decompress_first"),
+            );
+            assert_eq!(x.1, y.1, "{what}: bytes used");
+        }
+        (Err(x), Err(y)) => assert_eq!(
+            std::mem::discriminant(x),
+            std::mem::discriminant(y),
+            "{what}: decompress_first {x:?} vs PushDecoder {y:?}"
+        ),
+        _ => panic!(
+            "{what}: decompress_first {:?} vs PushDecoder {:?}",
+            a.as_ref().map(|v| v.1),
+            b.as_ref().map(|v| v.1)
+        ),
+    }
 }

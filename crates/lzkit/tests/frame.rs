@@ -26,52 +26,6 @@ fn one_shot(src: &[u8], dict: Option<&[u8]>) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// The first frame of `src` through a [`PushDecoder`] fed `piece` bytes at a
-/// time: its content and the bytes it took (as `decompress_first` gives
-/// them); a frame that does not end within `src` is truncated.
-fn push_decode(src: &[u8], piece: usize) -> Result<(Vec<u8>, usize), Error> {
-    let mut dec = PushDecoder::new();
-    let mut out = Vec::new();
-    for p in src.chunks(piece.max(1)) {
-        dec.feed(p, &mut out)?;
-    }
-    if !dec.is_finished() {
-        return Err(Error::Truncated {
-            at: src.len() as u64,
-            what: "frame",
-        });
-    }
-    Ok((out, src.len() - dec.unused().len()))
-}
-
-/// `push_decode` and `decompress_first` agree on `src`: the same content
-/// and length, or both an error of the same kind.
-#[track_caller]
-fn push_agrees(src: &[u8], piece: usize, what: &str) {
-    let a = frame::decompress_first(src, 1);
-    let b = push_decode(src, piece);
-    match (&a, &b) {
-        (Ok(x), Ok(y)) => {
-            assert_same(
-                &x.0,
-                &y.0,
-                &format!("{what}: decompress_first vs PushDecoder"),
-            );
-            assert_eq!(x.1, y.1, "{what}: bytes used");
-        }
-        (Err(x), Err(y)) => assert_eq!(
-            std::mem::discriminant(x),
-            std::mem::discriminant(y),
-            "{what}: decompress_first {x:?} vs PushDecoder {y:?}"
-        ),
-        _ => panic!(
-            "{what}: decompress_first {:?} vs PushDecoder {:?}",
-            a.as_ref().map(|v| v.1),
-            b.as_ref().map(|v| v.1)
-        ),
-    }
-}
-
 fn dict_of(o: &FrameOptions) -> Option<Vec<u8>> {
     o.dictionary.as_ref().map(|d| d.to_vec())
 }
@@ -1304,7 +1258,7 @@ fn corrupt_frames_never_panic_and_decoders_agree() {
             }
             let d = (fi == 2).then_some(&dict[..]);
             if fi != 2 && fi != 3 {
-                push_agrees(&g, rng.range(1, 5000), &format!("frame {fi}"));
+                assert_push_agrees(&g, &[rng.range(1, 5000)], &format!("frame {fi}"));
             }
             let a = one_shot(&g, d);
             let b = stream_decode(&g, d, rng.range(1, 5000), rng.range(1, 5000));
@@ -1398,7 +1352,7 @@ proptest! {
             // Fed in pieces, with bytes after the frame left unused.
             let mut g = f.clone();
             g.extend_from_slice(b"after");
-            let (out, used) = push_decode(&g, in_chunk).unwrap();
+            let (out, used) = push_decode(&g, &[in_chunk]).unwrap();
             prop_assert!(out == data);
             prop_assert_eq!(used, f.len());
         }
@@ -1416,7 +1370,7 @@ proptest! {
             bytes[..4].copy_from_slice(&m.to_le_bytes());
         }
         if m != LEGACY_MAGIC {
-            push_agrees(&bytes, 3, "arbitrary bytes");
+            assert_push_agrees(&bytes, &[3], "arbitrary bytes");
         }
         let a = decompress(&bytes);
         let b = stream_decode(&bytes, None, 3, 5);
@@ -1442,7 +1396,7 @@ fn push_decoder_frames() {
     ] {
         let f = frame::compress(&data, &all_options(1, bs, linked, bc, cc));
         for piece in [1, 7, 4096, usize::MAX] {
-            let (out, used) = push_decode(&f, piece).unwrap();
+            let (out, used) = push_decode(&f, &[piece]).unwrap();
             assert_same(
                 &out,
                 &data,
@@ -1468,7 +1422,7 @@ fn push_decoder_frames() {
     // Legacy and dictionary frames are refused.
     let legacy = frame::compress(&data[..1000], &legacy_opts(1));
     assert!(matches!(
-        push_decode(&legacy, 100),
+        push_decode(&legacy, &[100]),
         Err(Error::UnknownMagic { .. })
     ));
     let with_id = frame::compress(
@@ -1478,7 +1432,7 @@ fn push_decoder_frames() {
             .dict_id(Some(5)),
     );
     assert!(matches!(
-        push_decode(&with_id, 100),
+        push_decode(&with_id, &[100]),
         Err(Error::DictionaryRequired { dict_id: 5 })
     ));
     // An empty skippable frame ends as soon as its 8 bytes are in.
@@ -1486,7 +1440,7 @@ fn push_decoder_frames() {
     assert_eq!(empty_skip.len(), 8);
     let mut dec = PushDecoder::new();
     assert!(dec.feed(&empty_skip, &mut out).unwrap());
-    assert_eq!(push_decode(&empty_skip, 3).unwrap(), (Vec::new(), 8));
+    assert_eq!(push_decode(&empty_skip, &[3]).unwrap(), (Vec::new(), 8));
     // Errors carry stream positions, however the input arrives: a block
     // size over the frame's maximum, its word fed after the header.
     let small = frame::compress(&data[..100], &FrameOptions::new().content_size(None));

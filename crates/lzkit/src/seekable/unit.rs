@@ -123,121 +123,25 @@ fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
+/// An LZ4 frame entry of `expected` decoded bytes: a standard frame goes
+/// straight into `out` through the frame decoder's one-shot path (its own
+/// checksums checked only if `verify`); anything else, or an entry of
+/// unknown size, through [`general_lz4`].
 fn decode_lz4_frame(
     comp: &[u8],
     expected: Option<u32>,
     verify: bool,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let truncated = |at: usize, what| Error::Truncated {
-        at: at as u64,
-        what,
-    };
-    let magic = comp
-        .get(..4)
-        .map(le32)
-        .ok_or(truncated(comp.len(), "magic number"))?;
-    if Magic::classify(magic) != Some(Magic::Standard) {
-        // Legacy frames and anything else: the general decoder says what
-        // is wrong, or decodes it.
-        return general_lz4(comp, expected, verify, out);
-    }
-    let flg = *comp.get(4).ok_or(truncated(4, "frame header"))?;
-    let desc_len = Header::descriptor_len(flg);
-    let desc = comp
-        .get(4..4 + desc_len.min(MAX_DESCRIPTOR_LEN))
-        .ok_or(truncated(comp.len(), "frame header"))?;
-    let h = Header::parse(desc, 0)?;
-    if h.dict_id.is_some() || (h.block_mode == BlockMode::Linked && expected.is_none()) {
-        return general_lz4(comp, expected, verify, out);
-    }
-    let Some(total) = expected else {
+    let standard = comp.get(..4).map(le32).and_then(Magic::classify) == Some(Magic::Standard);
+    let Some(total) = expected.filter(|_| standard) else {
         return general_lz4(comp, expected, verify, out);
     };
     prepare(out, total as usize)?;
-    let max = h.block_size.bytes();
-    let mut pos = 4 + desc.len();
-    let mut filled = 0usize;
-    let mut blocks = 0usize;
-    loop {
-        let word = comp
-            .get(pos..pos + 4)
-            .map(le32)
-            .ok_or(truncated(comp.len(), "block size"))?;
-        let block_at = pos;
-        pos += 4;
-        let (len, stored) = match BlockHeader::parse(word, max)? {
-            BlockHeader::End => break,
-            BlockHeader::Data { len, stored } => (len, stored),
-        };
-        if h.block_mode == BlockMode::Linked && blocks > 0 {
-            // Blocks refer to earlier ones: the frame decoder keeps them.
-            return general_lz4(comp, expected, verify, out);
-        }
-        let data = comp
-            .get(pos..pos + len)
-            .ok_or(truncated(comp.len(), "block data"))?;
-        pos += len;
-        if h.block_checksum {
-            let stored_sum = comp
-                .get(pos..pos + 4)
-                .map(le32)
-                .ok_or(truncated(comp.len(), "block checksum"))?;
-            pos += 4;
-            if verify {
-                let computed = xxh32(data, 0);
-                if computed != stored_sum {
-                    return Err(Error::BlockChecksum {
-                        stored: stored_sum,
-                        computed,
-                    });
-                }
-            }
-        }
-        let room = &mut out[filled..];
-        let n = if stored {
-            let dst = room.get_mut(..len).ok_or_else(|| too_long(total))?;
-            dst.copy_from_slice(data);
-            len
-        } else {
-            let room_len = room.len().min(max);
-            block::decompress_into(data, &mut room[..room_len]).map_err(|e| Error::Block {
-                index: blocks as u64,
-                at: block_at as u64,
-                source: Box::new(e),
-            })?
-        };
-        filled += n;
-        blocks += 1;
-    }
-    if h.content_checksum {
-        let stored_sum = comp
-            .get(pos..pos + 4)
-            .map(le32)
-            .ok_or(truncated(comp.len(), "content checksum"))?;
-        pos += 4;
-        if verify {
-            let computed = xxh32(&out[..filled], 0);
-            if computed != stored_sum {
-                return Err(Error::ContentChecksum {
-                    at: (pos - 4) as u64,
-                    stored: stored_sum,
-                    computed,
-                });
-            }
-        }
-    }
-    if let Some(size) = h.content_size
-        && size != filled as u64
-    {
-        return Err(Error::ContentSize {
-            expected: size,
-            actual: filled as u64,
-        });
-    }
-    if pos != comp.len() {
+    let (filled, used) = frame::decode::decompress_into_verifying(comp, out, verify)?;
+    if used != comp.len() {
         return Err(malformed(format!(
-            "the frame ends after {pos} of the entry's {} bytes",
+            "the frame ends after {used} of the entry's {} bytes",
             comp.len()
         )));
     }

@@ -46,7 +46,7 @@
 //! threads, `legacy`: the legacy format); `header` is the frame descriptor;
 //! `list` walks frames without decoding them.
 
-mod decode;
+pub(crate) mod decode;
 mod encoder;
 pub(crate) mod header;
 mod list;

@@ -287,7 +287,17 @@ pub fn decompress_first(src: &[u8], threads: usize) -> Result<(Vec<u8>, usize)> 
 /// # Ok::<(), lzkit::Error>(())
 /// ```
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<(usize, usize)> {
-    slice::decompress_into(src, dst)
+    slice::decompress_into(src, dst, true)
+}
+
+/// [`decompress_into`], checking the frame's own checksums only if
+/// `verify` (a seekable entry whose table's checksum covers its bytes).
+pub(crate) fn decompress_into_verifying(
+    src: &[u8],
+    dst: &mut [u8],
+    verify: bool,
+) -> Result<(usize, usize)> {
+    slice::decompress_into(src, dst, verify)
 }
 
 /// [`decompress`] with a dictionary (the one the frames were compressed with).

@@ -36,8 +36,9 @@ pub(super) fn decompress_first(src: &[u8], threads: usize) -> Result<(Vec<u8>, u
 }
 
 /// The first frame of `src`, a standard frame, decoded into `dst`: the
-/// bytes written and the bytes of `src` it took.
-pub(super) fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<(usize, usize)> {
+/// bytes written and the bytes of `src` it took. Its block and content
+/// checksums are checked only if `verify`.
+pub(super) fn decompress_into(src: &[u8], dst: &mut [u8], verify: bool) -> Result<(usize, usize)> {
     let mut input = SliceInput { src, pos: 0 };
     let magic = input.u32("magic number")?;
     if Magic::classify(magic) != Some(Magic::Standard) {
@@ -48,7 +49,7 @@ pub(super) fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<(usize, usiz
         return Err(Error::DictionaryRequired { dict_id });
     }
     let mut decoder = Decoder::new();
-    let mut state = FrameState::new(header);
+    let mut state = FrameState::with_verification(header, verify);
     let block_max = header.block_size.bytes();
     let mut filled = 0usize;
     while let Some(block) = slice_block(&mut input, &header, state.block_index)? {
