@@ -416,3 +416,75 @@ fn recompress_writes_seekable_files() {
         assert_same(&out.stdout, &data, "lz4 -dc of recompress --seekable");
     }
 }
+
+/// Issue 31, items 1 and 2: a seek table is an index, never the truth. An
+/// empty table (its checksum valid) appended to an LZ4 file made `-d`
+/// write nothing and exit 0, and `-d --rm` delete the source; a table
+/// listing only the last frame made `--range=0:64` give the last frame's
+/// bytes. Now `-d`/`-t` decode the frames that are in the file (the table
+/// ignored with a warning) and `--range` refuses the table.
+#[test]
+fn a_lying_table_never_loses_data() {
+    use lzkit::seekable::{SeekTable, TableFormat};
+    let dir = tmp();
+    let data = data();
+    write(dir.path(), "plain", &data);
+    assert_success(&lzkit(dir.path(), &["-q", "-BD", "plain"]), "compress");
+    let mut empty = read(dir.path(), "plain.lz4");
+    empty.extend(SeekTable::new(TableFormat::Lz4, false).to_bytes());
+    write(dir.path(), "empty.lz4", &empty);
+
+    let out = lzkit(dir.path(), &["-t", "empty.lz4"]);
+    assert_success(&out, "-t of a file with an empty table");
+    assert!(
+        stderr(&out).contains("seek table ignored"),
+        "{}",
+        stderr(&out)
+    );
+    let out = lzkit(dir.path(), &["-d", "-c", "--range=0:", "empty.lz4"]);
+    assert!(!out.status.success(), "--range through an empty table");
+    assert!(out.stdout.is_empty());
+    let out = lzkit(dir.path(), &["-d", "-q", "--rm", "empty.lz4", "restored"]);
+    assert_success(&out, "-d --rm of a file with an empty table");
+    assert_same(
+        &read(dir.path(), "restored"),
+        &data,
+        "-d through an empty table",
+    );
+
+    // A seekable file whose table lists only its last frame.
+    assert_success(
+        &lzkit(
+            dir.path(),
+            &["-q", "--seekable=256K", "plain", "-o", "s.lz4"],
+        ),
+        "seekable",
+    );
+    let file = read(dir.path(), "s.lz4");
+    let table = SeekTable::read_from(&file[..], file.len() as u64)
+        .unwrap()
+        .unwrap();
+    let last = *table.entries().last().unwrap();
+    let mut t = SeekTable::new(TableFormat::Lz4, table.has_checksums());
+    t.push(
+        last.compressed_offset,
+        last.compressed_size,
+        last.decompressed_size,
+        last.checksum,
+        last.kind,
+    )
+    .unwrap();
+    let mut lie = file[..file.len() - table.encoded_len() as usize].to_vec();
+    lie.extend(t.to_bytes());
+    write(dir.path(), "last.lz4", &lie);
+    let out = lzkit(dir.path(), &["-d", "-c", "--range=0:64", "last.lz4"]);
+    assert!(
+        !out.status.success(),
+        "--range through a table of the last frame"
+    );
+    assert!(out.stdout.is_empty(), "bytes from the wrong frame");
+    assert!(stderr(&out).contains("leaves out"), "{}", stderr(&out));
+    let out = lzkit(dir.path(), &["-d", "-c", "last.lz4"]);
+    assert_success(&out, "-d of a file whose table lists the last frame");
+    assert_same(&out.stdout, &data, "-d through a table of the last frame");
+}

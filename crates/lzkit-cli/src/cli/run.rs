@@ -1093,7 +1093,7 @@ impl Job {
                     "--range needs a file: it reads the seek table at the end (not a pipe)",
                 ));
             };
-            let table = match SeekTable::read_from(file, len) {
+            let table = match SeekTable::read_from_with_limit(file, len, self.memory_limit()) {
                 Ok(Some(t)) => t,
                 Ok(None) => {
                     self.rep.detail(format!(
@@ -1109,8 +1109,13 @@ impl Job {
         let Some(file) = file else {
             return Ok(None);
         };
-        match SeekTable::read_from(file, len) {
-            Ok(Some(t)) if t.is_contiguous() => {
+        match SeekTable::read_from_with_limit(file, len, self.memory_limit()) {
+            // Entries decoded in parallel are held whole: entries larger
+            // than the memory limit allows decode as a stream instead.
+            Ok(Some(t))
+                if t.is_contiguous()
+                    && u64::from(t.max_entry_size()).saturating_mul(2) <= self.memory_limit() =>
+            {
                 let own = file.try_clone().map_err(|e| Failure::io(in_name, &e))?;
                 Ok(Some((own, t)))
             }
@@ -1123,6 +1128,14 @@ impl Job {
                 Ok(None)
             }
         }
+    }
+
+    /// The memory a seek table and the frames decoded through it may take:
+    /// `--memory`, or the default zstd window limit (128 MiB).
+    fn memory_limit(&self) -> u64 {
+        self.opts
+            .memory
+            .unwrap_or(1 << lzkit::zstd::DEFAULT_WINDOW_LOG_MAX)
     }
 
     /// Decode through `table`: the `--range` asked for, or everything,
@@ -1141,7 +1154,9 @@ impl Job {
             file,
             table,
             false,
-            ReaderOptions::new().verify_checksums(self.opts.verify_checksums),
+            ReaderOptions::new()
+                .verify_checksums(self.opts.verify_checksums)
+                .memory_limit(self.memory_limit()),
         );
         let table = reader.table();
         let total_in = table.compressed_end().max(1);

@@ -40,6 +40,7 @@
 //! # Ok::<(), lzkit::Error>(())
 //! ```
 
+mod layout;
 mod reader;
 mod scan;
 mod source;
@@ -51,7 +52,7 @@ pub use reader::{ReaderOptions, SeekableReader};
 pub use scan::build_table;
 pub use source::{Locked, ReadAt};
 pub use table::{
-    Entry, EntryKind, FOOTER_LEN, LZ4_FOOTER_MAGIC, LZ4_TABLE_MAGIC, MAX_ENTRY_SIZE, SeekTable,
-    TableFormat, ZSTD_FOOTER_MAGIC, ZSTD_TABLE_MAGIC,
+    DEFAULT_TABLE_MEMORY, Entry, EntryKind, FOOTER_LEN, LZ4_FOOTER_MAGIC, LZ4_TABLE_MAGIC,
+    MAX_ENTRY_SIZE, SeekTable, TableFormat, ZSTD_FOOTER_MAGIC, ZSTD_TABLE_MAGIC, table_memory,
 };
 pub use write::{Codec, DEFAULT_CHUNK_SIZE, SeekableWriter, WriteOptions, compress};

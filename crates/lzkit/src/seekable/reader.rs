@@ -1,9 +1,10 @@
 //! [`SeekableReader`]: random access through the seek table.
 
+use super::layout::check_head;
 use super::scan;
 use super::source::{Locked, ReadAt};
 use super::table::SeekTable;
-use super::unit::{decode_entry, decode_piece};
+use super::unit::{decode_piece, plausible_len, read_entry};
 use crate::error::{Error, Result};
 use crate::pool::effective_threads;
 use std::collections::BTreeMap;
@@ -16,7 +17,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 ///
 /// ```
 /// use lzkit::seekable::ReaderOptions;
-/// let opts = ReaderOptions::new().scan(false).cache_entries(2).verify_checksums(true);
+/// let opts = ReaderOptions::new()
+///     .scan(false)
+///     .cache_entries(2)
+///     .verify_checksums(true)
+///     .memory_limit(64 << 20);
 /// # let _ = opts;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +30,7 @@ pub struct ReaderOptions {
     scan: bool,
     cache_entries: usize,
     verify: bool,
+    memory: u64,
 }
 
 impl Default for ReaderOptions {
@@ -35,13 +41,28 @@ impl Default for ReaderOptions {
 
 impl ReaderOptions {
     /// Scan a file without a table (default: yes), a cache of 4 decoded
-    /// pieces, checksums verified.
+    /// pieces, checksums verified, memory limited to
+    /// [`ReaderOptions::DEFAULT_MEMORY`].
     pub const fn new() -> Self {
         ReaderOptions {
             scan: true,
             cache_entries: 4,
             verify: true,
+            memory: Self::DEFAULT_MEMORY,
         }
+    }
+
+    /// The default of [`ReaderOptions::memory_limit`]: 256 MiB.
+    pub const DEFAULT_MEMORY: u64 = 256 << 20;
+
+    /// The most memory the seek table may take once read (a larger one is
+    /// refused: [`crate::Error::SeekTable`]), and the most decoded and
+    /// compressed bytes [`SeekableReader::decode_all`] holds at once (but
+    /// always one job: entries of more than the limit are decoded one at
+    /// a time).
+    pub const fn memory_limit(mut self, bytes: u64) -> Self {
+        self.memory = bytes;
+        self
     }
 
     /// A file without a seek table: build one in memory by reading the
@@ -123,6 +144,10 @@ pub struct SeekableReader<S> {
     scanned: bool,
     opts: ReaderOptions,
     cache: Mutex<Cache>,
+    /// Entries `..n` were checked against their frames' headers: a read
+    /// checks the entries before the one it decodes, whose sizes place its
+    /// content.
+    heads_checked: Mutex<usize>,
     pos: u64,
 }
 
@@ -145,7 +170,7 @@ impl<S: ReadAt> SeekableReader<S> {
     /// without a table is [`Error::NotSeekable`].
     pub fn with_options(src: S, opts: ReaderOptions) -> Result<Self> {
         let len = src.size()?;
-        let (table, scanned) = match SeekTable::read_from(&src, len)? {
+        let (table, scanned) = match SeekTable::read_from_with_limit(&src, len, opts.memory)? {
             Some(t) => (t, false),
             None if opts.scan => (scan::build_table(&src, len, true)?, true),
             None => {
@@ -173,6 +198,7 @@ impl<S: ReadAt> SeekableReader<S> {
                 comp: Vec::new(),
                 checked: None,
             }),
+            heads_checked: Mutex::new(0),
             pos: 0,
         }
     }
@@ -226,8 +252,20 @@ impl<S: ReadAt> SeekableReader<S> {
         };
         let e = &self.table.entries()[index];
         let mut out = spare;
+        let format = self.table.format();
         let read = if checked {
             Ok(())
+        } else if u64::from(e.compressed_size) > plausible_len(e.decompressed_size) {
+            // Decoded as it is read (never held whole), then cached whole.
+            let (verify, src) = (self.opts.verify, &self.src);
+            let decoded = read_entry(src, format, index, e, verify, &mut comp, &mut out);
+            let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+            if cache.comp.len() < 2 {
+                cache.comp.push(comp);
+            }
+            drop(cache);
+            decoded?;
+            return Ok((self.keep(index, 0, out), 0));
         } else {
             // Every byte up to the entry's size is read over.
             crate::mem::resize_for_read(&mut comp, e.compressed_size as usize).and_then(|()| {
@@ -237,7 +275,7 @@ impl<S: ReadAt> SeekableReader<S> {
             })
         };
         let decoded = read.and_then(|()| {
-            let (format, verify) = (self.table.format(), self.opts.verify);
+            let verify = self.opts.verify;
             decode_piece(format, index, e, &comp, verify, checked, at, &mut out)
         });
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
@@ -250,9 +288,21 @@ impl<S: ReadAt> SeekableReader<S> {
         } else if cache.comp.len() < 2 {
             cache.comp.push(comp);
         }
+        drop(cache);
         let start = decoded?;
+        Ok((self.keep(index, start, out), start))
+    }
+
+    /// Put the decoded part of entry `index` starting at `start` in the
+    /// cache (unless another thread did), evicting the oldest.
+    fn keep(&self, index: usize, start: u64, out: Vec<u8>) -> Arc<Vec<u8>> {
         let data = Arc::new(out);
-        if !cache.slots.iter().any(holds) {
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if !cache
+            .slots
+            .iter()
+            .any(|s| s.0 == index && s.1 == start && s.2.len() == data.len())
+        {
             if cache.slots.len() >= self.opts.cache_entries {
                 let (_, _, old) = cache.slots.remove(0);
                 if let Ok(buf) = Arc::try_unwrap(old)
@@ -263,7 +313,26 @@ impl<S: ReadAt> SeekableReader<S> {
             }
             cache.slots.push((index, start, Arc::clone(&data)));
         }
-        Ok((data, start))
+        data
+    }
+
+    /// Check entries up to `index` against their frames' headers (once
+    /// each): the content of entry `index` is placed by the decoded sizes
+    /// of those before it, which a crafted table could misstate.
+    fn check_heads(&self, index: usize) -> Result<()> {
+        let mut done = self
+            .heads_checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let entries = self.table.entries();
+        while *done <= index {
+            let e = &entries[*done];
+            if e.decompressed_size > 0 {
+                check_head(self.table.format(), &self.src, *done, e)?;
+            }
+            *done += 1;
+        }
+        Ok(())
     }
 
     /// Read decoded bytes from `offset` into `buf`: as many as `buf` holds,
@@ -281,6 +350,7 @@ impl<S: ReadAt> SeekableReader<S> {
             let Some(index) = self.table.find(at) else {
                 break;
             };
+            self.check_heads(index)?;
             let e = self.table.entries()[index];
             let (data, start) = self.piece(index, at - e.decompressed_offset)?;
             let from = (at - e.decompressed_offset - start) as usize;
@@ -303,6 +373,7 @@ impl<S: ReadAt> SeekableReader<S> {
             let Some(index) = self.table.find(at) else {
                 break;
             };
+            self.check_heads(index)?;
             let e = self.table.entries()[index];
             let (data, start) = self.piece(index, at - e.decompressed_offset)?;
             let base = e.decompressed_offset + start;
@@ -317,8 +388,10 @@ impl<S: ReadAt> SeekableReader<S> {
 
 impl<S: ReadAt + Sync> SeekableReader<S> {
     /// Decode the whole content into `w`, entries in parallel on `threads`
-    /// threads (0: one per core), written in order. The cache is not used.
-    /// Returns the bytes written.
+    /// threads (0: one per core), written in order. The cache is not used;
+    /// the entries decoded ahead of the writer hold at most
+    /// [`ReaderOptions::memory_limit`] bytes (or one job of entries, if
+    /// larger). Returns the bytes written.
     ///
     /// # Errors
     /// As [`SeekableReader::read_at`], for the first entry that fails in
@@ -355,6 +428,18 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
             jobs.push(first..end);
             first = end;
         }
+        // What each job holds while it is in flight: its decoded entries
+        // and the compressed bytes of its largest.
+        let job_bytes: Vec<u64> = jobs
+            .iter()
+            .map(|r| {
+                let e = &entries[r.clone()];
+                let decoded: u64 = e.iter().map(|e| u64::from(e.decompressed_size)).sum();
+                let comp = e.iter().map(|e| u64::from(e.compressed_size)).max();
+                decoded + comp.unwrap_or(0).min(plausible_len(u32::MAX))
+            })
+            .collect();
+        let limit = self.opts.memory;
         // Jobs done ahead of the writer: enough that workers seldom wait
         // (each wait is a sleep and a wake-up), few enough that memory
         // stays at a few MiB per thread.
@@ -363,6 +448,8 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
         let state = Mutex::new(Progress {
             done: BTreeMap::new(),
             written_jobs: 0,
+            started_jobs: 0,
+            in_flight: 0,
             stop: false,
         });
         // Workers wait for room (the writer falling behind), the writer for
@@ -390,13 +477,23 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                         let j = next.fetch_add(1, Ordering::Relaxed);
                         let Some(range) = jobs.get(j) else { return };
                         {
+                            // Jobs start in order, each when the memory
+                            // in flight leaves room for it (or holds
+                            // nothing: the writer waits for this job).
                             let mut st = lock();
-                            while !st.stop && j >= st.written_jobs + max_in_flight {
+                            while !st.stop
+                                && (j >= st.written_jobs + max_in_flight
+                                    || st.started_jobs != j
+                                    || (st.in_flight > 0 && st.in_flight + job_bytes[j] > limit))
+                            {
                                 st = room.wait(st).unwrap_or_else(PoisonError::into_inner);
                             }
                             if st.stop {
                                 return;
                             }
+                            st.started_jobs = j + 1;
+                            st.in_flight += job_bytes[j];
+                            room.notify_all();
                         }
                         let mut comp = comps.take();
                         let result = range
@@ -440,7 +537,11 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                         written += out.len() as u64;
                         outs.give(out);
                     }
-                    lock().written_jobs = j + 1;
+                    {
+                        let mut st = lock();
+                        st.written_jobs = j + 1;
+                        st.in_flight -= job_bytes[j];
+                    }
                     room.notify_all();
                 }
                 Ok(written)
@@ -455,9 +556,8 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
     /// Read and decode entry `i` into `out`, with `comp` for its bytes.
     fn decode_into(&self, i: usize, comp: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<()> {
         let e = &self.table.entries()[i];
-        crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
-        self.src.read_exact_at(comp, e.compressed_offset)?;
-        decode_entry(self.table.format(), i, e, comp, self.opts.verify, out)
+        let format = self.table.format();
+        read_entry(&self.src, format, i, e, self.opts.verify, comp, out)
     }
 }
 
@@ -479,6 +579,11 @@ struct Progress {
     done: BTreeMap<usize, Result<Vec<Vec<u8>>>>,
     /// Jobs written: workers run at most so many jobs ahead.
     written_jobs: usize,
+    /// Jobs started: they start in order.
+    started_jobs: usize,
+    /// Bytes the started jobs not yet written hold (see
+    /// [`ReaderOptions::memory_limit`]).
+    in_flight: u64,
     /// The writer stopped (an error): workers stop too.
     stop: bool,
 }

@@ -1,31 +1,14 @@
 //! Building a seek table for a file that has none, by reading it once:
 //! what `lzkit index` appends, and what a reader falls back to.
 
-use super::source::ReadAt;
+use super::source::{ReadAt, Window};
 use super::table::{EntryKind, MAX_ENTRY_SIZE, SeekTable, TableFormat};
 use super::unit::{self, entry_checksum};
 use crate::error::{Error, Result};
 use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN};
 use crate::lz4::frame::{self, BlockMode, FrameKind};
 use crate::zstd;
-use std::io::{self, Read};
 use xxhash_rust::xxh32::Xxh32;
-
-/// A `Read` over `src` from `pos` to `end`.
-struct Window<'a, S: ?Sized> {
-    src: &'a S,
-    pos: u64,
-    end: u64,
-}
-
-impl<S: ReadAt + ?Sized> Read for Window<'_, S> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = (buf.len() as u64).min(self.end - self.pos) as usize;
-        self.src.read_exact_at(&mut buf[..n], self.pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
 
 fn not_seekable(reason: String) -> Error {
     Error::NotSeekable { reason }

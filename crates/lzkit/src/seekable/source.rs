@@ -149,3 +149,19 @@ impl<R: Read + Seek> ReadAt for Locked<R> {
         r.seek(SeekFrom::End(0))
     }
 }
+
+/// A `Read` over `src` from `pos` to `end`.
+pub(crate) struct Window<'a, S: ?Sized> {
+    pub(crate) src: &'a S,
+    pub(crate) pos: u64,
+    pub(crate) end: u64,
+}
+
+impl<S: ReadAt + ?Sized> Read for Window<'_, S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = (buf.len() as u64).min(self.end - self.pos) as usize;
+        self.src.read_exact_at(&mut buf[..n], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}

@@ -49,6 +49,28 @@ const SKIPPABLE_HEADER_LEN: u64 = 8;
 /// allows per frame. Larger units are refused (they are not random access).
 pub const MAX_ENTRY_SIZE: u64 = 1 << 30;
 
+/// The fewest bytes an entry can take in the file: a zstd skippable frame
+/// (magic number and size), an LZ4 frame (magic number, the shortest
+/// header, the end mark), an LZ4 block (its size word). A table whose
+/// entries would take less is refused, so a table's length is bounded by
+/// the data it indexes.
+const fn min_entry_len(format: TableFormat, kind: EntryKind) -> u32 {
+    match (format, kind) {
+        (TableFormat::Zstd, _) => 8,
+        (TableFormat::Lz4, EntryKind::Frame) => 11,
+        (TableFormat::Lz4, EntryKind::Lz4Block { .. }) => 4,
+    }
+}
+
+/// The memory a table of `count` entries takes once read.
+pub const fn table_memory(count: u64) -> u64 {
+    count.saturating_mul(std::mem::size_of::<Entry>() as u64)
+}
+
+/// The memory [`SeekTable::read_from`] lets a table take: 128 MiB (over
+/// three million entries; a file of 1 MiB chunks that large holds 3 TiB).
+pub const DEFAULT_TABLE_MEMORY: u64 = 128 << 20;
+
 /// Descriptor bit 7: entries carry checksums.
 const CHECKSUM_FLAG: u8 = 0x80;
 /// Descriptor bits the formats reserve (must be zero).
@@ -316,6 +338,16 @@ impl SeekTable {
         if matches!(kind, EntryKind::Lz4Block { .. }) && self.format != TableFormat::Lz4 {
             return Err(bad("block entries are for LZ4 tables only"));
         }
+        let least = min_entry_len(self.format, kind);
+        if compressed < least {
+            return Err(bad(format!(
+                "entry {index} takes {compressed} bytes, fewer than the {least} of the shortest {}",
+                match kind {
+                    EntryKind::Frame => "frame",
+                    EntryKind::Lz4Block { .. } => "block",
+                }
+            )));
+        }
         if u64::from(decompressed) > MAX_ENTRY_SIZE {
             return Err(bad(format!(
                 "entry {index} decodes to {decompressed} bytes, more than the limit of {MAX_ENTRY_SIZE}"
@@ -334,6 +366,9 @@ impl SeekTable {
         self.decompressed = decompressed_offset
             .checked_add(u64::from(decompressed))
             .ok_or_else(|| bad("decoded sizes add up to more than 2^64 bytes"))?;
+        self.entries
+            .try_reserve(1)
+            .map_err(|_| crate::mem::out_of_memory(std::mem::size_of::<Entry>()))?;
         self.entries.push(Entry {
             compressed_offset: offset,
             compressed_size: compressed,
@@ -423,9 +458,48 @@ impl SeekTable {
     /// reserved bits, entries that overlap or run past the table, decoded
     /// sizes the compressed ones cannot produce.
     ///
+    /// The table is then checked against the file: the bytes its entries
+    /// leave out must hold no data (only skippable frames, empty frames,
+    /// and the header and end of LZ4 frames whose blocks are entries), and
+    /// entries that decode to nothing must. A table with no entries over
+    /// a file with data, or one that lists only some frames, is refused.
+    ///
+    /// The table may take [`DEFAULT_TABLE_MEMORY`] bytes of memory at
+    /// most ([`SeekTable::read_from_with_limit`] sets another limit).
+    ///
     /// # Errors
-    /// [`Error::SeekTable`] for a malformed table; I/O errors of `src`.
+    /// [`Error::SeekTable`] for a malformed table, or one that disagrees
+    /// with the file; I/O errors of `src`.
     pub fn read_from<S: ReadAt + ?Sized>(src: &S, file_len: u64) -> Result<Option<SeekTable>> {
+        Self::read_from_with_limit(src, file_len, DEFAULT_TABLE_MEMORY)
+    }
+
+    /// [`SeekTable::read_from`], the table taking at most `memory_limit`
+    /// bytes of memory ([`table_memory`] of its entry count).
+    ///
+    /// # Errors
+    /// As [`SeekTable::read_from`]; a table over the limit is
+    /// [`Error::SeekTable`] naming the memory it needs, and one the system
+    /// cannot allocate [`Error::OutOfMemory`].
+    pub fn read_from_with_limit<S: ReadAt + ?Sized>(
+        src: &S,
+        file_len: u64,
+        memory_limit: u64,
+    ) -> Result<Option<SeekTable>> {
+        let Some((table, table_start)) = Self::parse(src, file_len, memory_limit)? else {
+            return Ok(None);
+        };
+        super::layout::check_layout(&table, src, table_start)?;
+        Ok(Some(table))
+    }
+
+    /// The table at the end of `src`, checked in itself but not yet
+    /// against the file, and where it starts.
+    fn parse<S: ReadAt + ?Sized>(
+        src: &S,
+        file_len: u64,
+        memory_limit: u64,
+    ) -> Result<Option<(SeekTable, u64)>> {
         if file_len < SKIPPABLE_HEADER_LEN + FOOTER_LEN {
             return Ok(None);
         }
@@ -451,6 +525,28 @@ impl SeekTable {
             )));
         }
         let table_start = file_len - table_len;
+        // Each entry stands for some bytes of the file before the table.
+        let least = match format {
+            TableFormat::Zstd => min_entry_len(format, EntryKind::Frame),
+            TableFormat::Lz4 => min_entry_len(
+                format,
+                EntryKind::Lz4Block {
+                    block_checksum: false,
+                },
+            ),
+        };
+        if u64::from(count) * u64::from(least) > table_start {
+            return Err(bad(format!(
+                "the footer claims {count} entries, but the {table_start} bytes before the table hold {} at most",
+                table_start / u64::from(least)
+            )));
+        }
+        let memory = table_memory(u64::from(count));
+        if memory > memory_limit {
+            return Err(bad(format!(
+                "its {count} entries take {memory} bytes of memory, more than the limit of {memory_limit} (raise it: --memory)"
+            )));
+        }
         let mut header = [0u8; 8];
         src.read_exact_at(&mut header, table_start)?;
         let magic = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
@@ -471,6 +567,12 @@ impl SeekTable {
             )));
         }
         let mut table = SeekTable::new(format, checksums);
+        table
+            .entries
+            .try_reserve_exact(count as usize)
+            .map_err(|_| {
+                crate::mem::out_of_memory(usize::try_from(memory).unwrap_or(usize::MAX))
+            })?;
         let mut stored_sum = [0u8; 4];
         let mut sum = Xxh64::new(0);
         if format == TableFormat::Lz4 {
@@ -539,21 +641,12 @@ impl SeekTable {
                 u32::from_le_bytes(stored_sum)
             )));
         }
-        // An LZ4 table's data ends right before it (a frame's end mark and
-        // checksum at most): a table found after other data (files put end
-        // to end) describes only its own file, which starts elsewhere.
-        if format == TableFormat::Lz4 && count > 0 && table_start - offset > 8 {
-            return Err(bad(format!(
-                "its entries end at byte {offset}, {} bytes before the table: it belongs to data that starts elsewhere (files put end to end?)",
-                table_start - offset
-            )));
-        }
         if format == TableFormat::Zstd && offset != table_start {
             return Err(bad(format!(
                 "the frames' sizes add up to {offset} bytes, but the table starts at byte {table_start}"
             )));
         }
-        Ok(Some(table))
+        Ok(Some((table, table_start)))
     }
 }
 
@@ -577,6 +670,12 @@ mod tests {
         t
     }
 
+    /// The table at the end of `file`, not checked against the file's data
+    /// (these files hold zeros where the data would be).
+    fn parsed(file: &[u8]) -> Result<Option<SeekTable>> {
+        Ok(SeekTable::parse(file, file.len() as u64, DEFAULT_TABLE_MEMORY)?.map(|(t, _)| t))
+    }
+
     fn file_with(table: &SeekTable) -> Vec<u8> {
         let mut file = vec![0u8; table.compressed_end() as usize];
         file.extend_from_slice(&table.to_bytes());
@@ -587,9 +686,7 @@ mod tests {
     fn a_table_reads_back_as_written() {
         let t = zstd_table();
         let file = file_with(&t);
-        let back = SeekTable::read_from(&file[..], file.len() as u64)
-            .unwrap()
-            .unwrap();
+        let back = parsed(&file[..]).unwrap().unwrap();
         assert_eq!(back, t);
         assert_eq!(back.find(999), Some(0));
         assert_eq!(back.find(1000), Some(2));
@@ -608,10 +705,7 @@ mod tests {
         .unwrap();
         l.push_frame(300, 20, 10, None).unwrap();
         let file = file_with(&l);
-        assert_eq!(
-            SeekTable::read_from(&file[..], file.len() as u64).unwrap(),
-            Some(l)
-        );
+        assert_eq!(parsed(&file[..]).unwrap(), Some(l));
     }
 
     #[test]
@@ -624,20 +718,20 @@ mod tests {
         // Entry 0's decoded size, one more: every later entry would move.
         let mut f = good.clone();
         f[first + 12] ^= 1;
-        let e = SeekTable::read_from(&f[..], f.len() as u64).unwrap_err();
+        let e = parsed(&f[..]).unwrap_err();
         assert!(e.to_string().contains("damaged"), "{e}");
         // A damaged checksum is found as well.
         let mut f = good;
         let n = f.len();
         f[first - 4] ^= 0x40;
-        let e = SeekTable::read_from(&f[..], n as u64).unwrap_err();
+        let e = parsed(&f[..]).unwrap_err();
         assert!(e.to_string().contains("damaged"), "{e}");
     }
 
     #[test]
     fn a_file_without_a_footer_has_no_table() {
-        assert_eq!(SeekTable::read_from(&[0u8; 40][..], 40).unwrap(), None);
-        assert_eq!(SeekTable::read_from(&[0u8; 3][..], 3).unwrap(), None);
+        assert_eq!(parsed(&[0u8; 40][..]).unwrap(), None);
+        assert_eq!(parsed(&[0u8; 3][..]).unwrap(), None);
     }
 
     #[test]
@@ -645,7 +739,7 @@ mod tests {
         let good = file_with(&zstd_table());
         let n = good.len();
         let check = |file: &[u8], needle: &str| {
-            let e = SeekTable::read_from(file, file.len() as u64).unwrap_err();
+            let e = parsed(file).unwrap_err();
             assert!(matches!(e, Error::SeekTable { .. }), "{e}");
             assert!(e.to_string().contains(needle), "{e}");
         };

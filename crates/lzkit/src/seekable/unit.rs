@@ -1,6 +1,8 @@
 //! Decoding one table entry: a whole LZ4 or zstd frame, or one block of an
 //! LZ4 frame of independent blocks.
 
+use super::layout::check_head;
+use super::source::{ReadAt, Window};
 use super::table::{Entry, EntryKind, MAX_ENTRY_SIZE, TableFormat};
 use crate::error::{Error, Result};
 use crate::lz4::block;
@@ -8,6 +10,7 @@ use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
 use crate::lz4::frame::{self, BlockMode};
 use crate::zstd;
 use std::io::Read;
+use xxhash_rust::xxh64::Xxh64;
 use xxhash_rust::{xxh32::xxh32, xxh64::xxh64};
 
 /// The largest LZ4 block.
@@ -468,4 +471,115 @@ pub(crate) fn decode_piece(
     }
     out.truncate(n);
     Ok(start as u64)
+}
+
+/// The most bytes an entry of `decoded` bytes takes in a file any common
+/// encoder writes (incompressible data stored, a block header per block,
+/// the frame's header and checksums); an entry that takes more is read
+/// piece by piece as it is decoded, so that a size the table claims is
+/// never read or held before the data backs it.
+pub(crate) fn plausible_len(decoded: u32) -> u64 {
+    let d = u64::from(decoded);
+    d + d / 16 + (64 << 10)
+}
+
+/// A `Read` that hashes what passes through it (an LZ4 entry's bytes, for
+/// the table's checksum).
+struct Hashing<R> {
+    inner: R,
+    sum: Xxh64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sum.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Read entry `index` (`e`) of `src` and decode it into `out`, checked as
+/// [`decode_entry`] checks it, with `comp` for its bytes. Its header is
+/// checked against the table first (magic number, stated size); an entry
+/// that decodes to nothing was checked when the table was read and is not
+/// read again; an entry larger than its decoded size makes plausible is
+/// decoded as it is read (see [`plausible_len`]).
+///
+/// # Errors
+/// As [`decode_entry`]; I/O errors of `src`.
+pub(crate) fn read_entry<S: ReadAt + ?Sized>(
+    src: &S,
+    format: TableFormat,
+    index: usize,
+    e: &Entry,
+    verify: bool,
+    comp: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    if e.decompressed_size == 0 {
+        out.clear();
+        return Ok(());
+    }
+    check_head(format, src, index, e)?;
+    if u64::from(e.compressed_size) <= plausible_len(e.decompressed_size) {
+        crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
+        src.read_exact_at(comp, e.compressed_offset)?;
+        return decode_entry(format, index, e, comp, verify, out);
+    }
+    let mut input = Hashing {
+        inner: Window {
+            src,
+            pos: e.compressed_offset,
+            end: e.compressed_end(),
+        },
+        sum: Xxh64::new(0),
+    };
+    let cap = u64::from(e.decompressed_size);
+    let verify_own = verify && e.checksum.is_none();
+    let decoded = match format {
+        TableFormat::Zstd => {
+            let opts = zstd::DecodeOptions::new()
+                .verify_checksums(verify_own)
+                .window_log_max(MAX_ENTRY_SIZE.trailing_zeros());
+            let stream = zstd::FrameDecoder::with_decoder(
+                &mut input,
+                zstd::Decoder::for_cpu().options(opts),
+            );
+            capped(stream, cap, out)
+        }
+        TableFormat::Lz4 => {
+            let opts = frame::DecodeOptions::new()
+                .threads(1)
+                .verify_checksums(verify_own);
+            capped(
+                frame::FrameDecoder::with_options(&mut input, &opts),
+                cap,
+                out,
+            )
+        }
+    };
+    match decoded {
+        Err(Error::NotSeekable { .. }) => {
+            return Err(in_entry(index, e, too_long(e.decompressed_size)));
+        }
+        other => other.map_err(|err| in_entry(index, e, err))?,
+    }
+    if input.inner.pos != input.inner.end {
+        return Err(malformed(format!(
+            "entry {index} at byte {}: its frames end after {} of its {} bytes",
+            e.compressed_offset,
+            input.inner.pos - e.compressed_offset,
+            e.compressed_size
+        )));
+    }
+    if out.len() != e.decompressed_size as usize {
+        return Err(size_mismatch(index, e, out.len()));
+    }
+    if verify {
+        match format {
+            TableFormat::Lz4 => check_sum(index, e, input.sum.digest() as u32, "bytes")?,
+            TableFormat::Zstd => check_sum(index, e, entry_checksum(out), "decoded bytes")?,
+        }
+    }
+    Ok(())
 }

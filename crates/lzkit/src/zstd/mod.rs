@@ -35,7 +35,7 @@ mod dict;
 #[cfg(feature = "zstd-compress")]
 mod encode;
 mod exec;
-mod frame;
+pub(crate) mod frame;
 mod fse;
 mod huf;
 mod list;

@@ -1,0 +1,298 @@
+//! A seek table checked against the file it describes: an index is a
+//! claim, never the truth.
+//!
+//! [`check_layout`] runs when a table is read, before anything trusts it:
+//! the bytes the entries leave out (between entries, before the first and
+//! after the last) must hold no data (only skippable frames, empty LZ4
+//! frames, and the header and end of the frames whose blocks are listed),
+//! and an entry that claims to decode to nothing must do so. So a decode
+//! through the table decodes every frame of the file, and a table with no
+//! entries (or one that leaves out frames) over a file with data is an
+//! error, not an empty file.
+//!
+//! [`check_head`] compares one entry with the header of the frame it
+//! points at (magic number, stated content size, a block's size word)
+//! before its bytes are read: a range read checks the entries before the
+//! one it reads this way (their sizes place its content), and the entry
+//! it reads before reading the rest of it.
+
+use super::source::ReadAt;
+use super::table::{Entry, EntryKind, SeekTable, TableFormat};
+use super::unit;
+use crate::error::{Error, Result};
+use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
+use crate::lz4::frame::{self, BlockMode};
+use crate::zstd;
+
+/// The most bytes an entry that decodes to nothing may take and still be
+/// decoded when the table is read (a skippable frame may be any size: its
+/// header says so).
+const EMPTY_ENTRY_MAX: u32 = 64 << 10;
+
+/// The largest LZ4 block.
+const LZ4_BLOCK_MAX: usize = 4 << 20;
+
+fn bad(reason: String) -> Error {
+    Error::SeekTable { reason }
+}
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Where the walk through the bytes between entries is.
+struct Walk<'a, S: ?Sized> {
+    src: &'a S,
+    pos: u64,
+    /// An LZ4 frame whose blocks are entries is open: whether it ends with
+    /// a content checksum.
+    open: Option<bool>,
+}
+
+impl<S: ReadAt + ?Sized> Walk<'_, S> {
+    fn read<const N: usize>(&self, at: u64) -> Result<[u8; N]> {
+        let mut b = [0u8; N];
+        self.src.read_exact_at(&mut b, at)?;
+        Ok(b)
+    }
+
+    /// Walk from `pos` to `target` over bytes no entry lists, which must
+    /// hold no data. `next`: the entry at `target` (`None`: the table).
+    fn to(&mut self, target: u64, next: Option<(usize, &Entry)>) -> Result<()> {
+        let block_next = match next {
+            Some((_, e)) => match e.kind {
+                EntryKind::Lz4Block { block_checksum } => Some(block_checksum),
+                EntryKind::Frame => None,
+            },
+            None => None,
+        };
+        let what = || match next {
+            Some((i, e)) => format!("entry {i} (byte {})", e.compressed_offset),
+            None => "the table".to_string(),
+        };
+        if let Some(content_checksum) = self.open {
+            if block_next.is_some() && self.pos == target {
+                // The next block of the same frame.
+                return Ok(());
+            }
+            // The frame of the blocks before ends here: its end mark, then
+            // its content checksum.
+            if target < self.pos.saturating_add(4) || le32(&self.read::<4>(self.pos)?) != 0 {
+                return Err(bad(format!(
+                    "the LZ4 frame whose blocks the table lists goes on at byte {} with a block the table leaves out (before {})",
+                    self.pos,
+                    what()
+                )));
+            }
+            self.pos += 4 + if content_checksum { 4 } else { 0 };
+            self.open = None;
+        }
+        while self.pos < target {
+            let at = self.pos;
+            let left = target - at;
+            if left < 4 {
+                return Err(bad(format!(
+                    "{left} bytes at byte {at} that no entry lists, before {}",
+                    what()
+                )));
+            }
+            let magic = le32(&self.read::<4>(at)?);
+            if zstd::is_skippable_magic(magic) {
+                if left < 8 {
+                    return Err(bad(format!("a cut skippable frame at byte {at}")));
+                }
+                let size = le32(&self.read::<8>(at)?[4..]);
+                self.pos = at + 8 + u64::from(size);
+                continue;
+            }
+            if Magic::classify(magic) != Some(Magic::Standard) {
+                return Err(bad(format!(
+                    "the table leaves out the data at byte {at} (magic number {magic:#010x}), before {}: it does not describe this file (files put end to end?)",
+                    what()
+                )));
+            }
+            let flg = self.read::<5>(at)?[4];
+            let desc_len = Header::descriptor_len(flg);
+            let mut desc = [0u8; MAX_DESCRIPTOR_LEN];
+            self.src.read_exact_at(&mut desc[..desc_len], at + 4)?;
+            let h = Header::parse(&desc[..desc_len], at)?;
+            let after = at + 4 + desc_len as u64;
+            if let Some(block_checksum) = block_next
+                && after == target
+            {
+                // The frame whose first block is the next entry.
+                if h.block_mode != BlockMode::Independent
+                    || h.dict_id.is_some()
+                    || h.block_checksum != block_checksum
+                {
+                    return Err(bad(format!(
+                        "{} is a block of the frame at byte {at}, whose header does not allow reading it alone (linked blocks, a dictionary, or block checksums the table does not say)",
+                        what()
+                    )));
+                }
+                self.pos = after;
+                self.open = Some(h.content_checksum);
+                return Ok(());
+            }
+            // A frame no entry lists: it must be empty.
+            if after.saturating_add(4) > target || le32(&self.read::<4>(after)?) != 0 {
+                return Err(bad(format!(
+                    "the table leaves out the LZ4 frame at byte {at}, which holds data (before {}): it does not describe this file (files put end to end?)",
+                    what()
+                )));
+            }
+            self.pos = after + 4 + if h.content_checksum { 4 } else { 0 };
+        }
+        if self.pos != target {
+            return Err(bad(format!(
+                "a frame the table leaves out runs from before {} to byte {}",
+                what(),
+                self.pos
+            )));
+        }
+        if block_next.is_some() {
+            return Err(bad(format!(
+                "{} is an LZ4 block, but no frame header comes right before it",
+                what()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Check `table`, read from the end of `src` where it starts at byte
+/// `table_start`, against the file: nothing outside its entries holds
+/// data, and its entries that decode to nothing do (see the module's
+/// documentation).
+///
+/// # Errors
+/// [`Error::SeekTable`] naming the first disagreement; I/O errors.
+pub(crate) fn check_layout<S: ReadAt + ?Sized>(
+    table: &SeekTable,
+    src: &S,
+    table_start: u64,
+) -> Result<()> {
+    let format = table.format();
+    let mut walk = Walk {
+        src,
+        pos: 0,
+        open: None,
+    };
+    let mut comp = Vec::new();
+    let mut out = Vec::new();
+    for (i, e) in table.entries().iter().enumerate() {
+        if format == TableFormat::Lz4 {
+            walk.to(e.compressed_offset, Some((i, e)))?;
+        }
+        if e.decompressed_size == 0 {
+            check_empty(format, src, i, e, &mut comp, &mut out)?;
+        }
+        walk.pos = e.compressed_end();
+    }
+    if format == TableFormat::Lz4 {
+        walk.to(table_start, None)?;
+    }
+    Ok(())
+}
+
+/// Entry `i`, which the table says decodes to nothing: a skippable frame
+/// (zstd tables), or a small unit that is decoded now and must give
+/// nothing.
+fn check_empty<S: ReadAt + ?Sized>(
+    format: TableFormat,
+    src: &S,
+    i: usize,
+    e: &Entry,
+    comp: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    if check_head(format, src, i, e)? == Some(0) && format == TableFormat::Zstd {
+        // A skippable frame, or a frame whose header says it is empty
+        // (which its decoding will check when it is decoded).
+        return Ok(());
+    }
+    if e.compressed_size > EMPTY_ENTRY_MAX {
+        return Err(bad(format!(
+            "entry {i} at byte {} decodes to nothing, the table says, yet takes {} bytes",
+            e.compressed_offset, e.compressed_size
+        )));
+    }
+    crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
+    src.read_exact_at(comp, e.compressed_offset)?;
+    unit::decode_entry(format, i, e, comp, true, out)
+}
+
+/// Compare entry `i` with the header of what it points at, reading only
+/// that header: the magic number, the stated content size where there is
+/// one (and for a skippable frame its length), an LZ4 block's size word.
+/// Returns the decoded size the header states, if it states one.
+///
+/// # Errors
+/// [`Error::SeekTable`] if they disagree; I/O errors.
+pub(crate) fn check_head<S: ReadAt + ?Sized>(
+    format: TableFormat,
+    src: &S,
+    i: usize,
+    e: &Entry,
+) -> Result<Option<u64>> {
+    let mut head = [0u8; 4 + MAX_DESCRIPTOR_LEN];
+    let n = head.len().min(e.compressed_size as usize);
+    let head = &mut head[..n];
+    src.read_exact_at(head, e.compressed_offset)?;
+    let at = e.compressed_offset;
+    let fail = |what: String| bad(format!("entry {i} at byte {at}: {what}"));
+    let stated = match (format, e.kind) {
+        (TableFormat::Zstd, _) => match zstd::frame::parse(head, at) {
+            Ok(zstd::frame::Start::Skippable(len)) => {
+                if len != u64::from(e.compressed_size) {
+                    return Err(fail(format!(
+                        "a skippable frame of {len} bytes where the table says {}",
+                        e.compressed_size
+                    )));
+                }
+                Some(0)
+            }
+            Ok(zstd::frame::Start::Frame(h)) => h.content_size,
+            Err(err) => return Err(fail(format!("not a zstd frame ({err})"))),
+        },
+        (TableFormat::Lz4, EntryKind::Frame) => {
+            if head.len() < 5 || le32(head) != frame::MAGIC {
+                return Err(fail("not an LZ4 frame (no magic number)".into()));
+            }
+            let desc_len = Header::descriptor_len(head[4]);
+            let desc = head
+                .get(4..4 + desc_len)
+                .ok_or_else(|| fail("an LZ4 frame header longer than the entry".into()))?;
+            Header::parse(desc, at)
+                .map_err(|err| fail(format!("{err}")))?
+                .content_size
+        }
+        (TableFormat::Lz4, EntryKind::Lz4Block { block_checksum }) => {
+            if head.len() < 4 {
+                return Err(fail("too short for an LZ4 block".into()));
+            }
+            let (len, stored) = match BlockHeader::parse(le32(head), LZ4_BLOCK_MAX) {
+                Ok(BlockHeader::Data { len, stored }) => (len, stored),
+                Ok(BlockHeader::End) => (0, true),
+                Err(err) => return Err(fail(format!("{err}"))),
+            };
+            let whole = 4 + len as u64 + if block_checksum { 4 } else { 0 };
+            if whole != u64::from(e.compressed_size) {
+                return Err(fail(format!(
+                    "a block of {whole} bytes where the table says {}",
+                    e.compressed_size
+                )));
+            }
+            stored.then_some(len as u64)
+        }
+    };
+    if let Some(size) = stated
+        && size != u64::from(e.decompressed_size)
+    {
+        return Err(fail(format!(
+            "its header says it decodes to {size} bytes, the table says {}",
+            e.decompressed_size
+        )));
+    }
+    Ok(stated)
+}
