@@ -69,6 +69,7 @@ max_len() {
         zstd_roundtrip) echo 262144 ;;
         zstd_mutate) echo 65536 ;;
         seekable_read) echo 524288 ;;
+        seek_table) echo 262144 ;;
         *) echo 1048576 ;;
     esac
 }

@@ -461,6 +461,43 @@ fn seekable_seeds(root: &Path) {
     s.report();
 }
 
+/// Crafted seek tables over each kind of seekable file: the true table
+/// rewritten, and the attacks of issue 31 (an empty table, only the last
+/// entry, an entry decoding to nothing, a misstated size).
+fn seek_table_seeds(root: &Path) {
+    use lzkit_fuzz::seek_table::TableCase;
+    let mut s = Seeds::new(root, "seek_table");
+    let bodies = [column(3, 120_000), data::text(100_000, 31)];
+    let reads = [(0u32, 100u16), (65_530, 4000), (90_001, 65_535), (7, 1)];
+    let kinds: [(u8, u16, u8); 5] = [
+        (0x02, 16_383, 2),
+        (0x00, 4095, 4),
+        (0x82, 65_535, 2),
+        (0x03 | 0x10, 7999, 3),
+        (0x01 | 0x08, 30_000, 1),
+    ];
+    // (operation, entry, value) lists.
+    let attacks: [&[(u8, u16, u32)]; 6] = [
+        &[],
+        &[(0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)],
+        &[(0, 0, 0), (0, 0, 0)],
+        &[(1, 1, 0)],
+        &[(2, 0, 0xFF)],
+        &[(8, 1, 0), (5, 2, 12_345)],
+    ];
+    for (b, body) in bodies.iter().enumerate() {
+        for (k, &(flags, chunk, level)) in kinds.iter().enumerate() {
+            for (a, edits) in attacks.iter().enumerate() {
+                s.put(
+                    &format!("body{b}-kind{k}-attack{a}"),
+                    &TableCase::encode(flags, chunk, level, (a % 3) as u8, edits, &reads, body),
+                );
+            }
+        }
+    }
+    s.report();
+}
+
 /// zstd frames made by libzstd (levels, flags, a dictionary, several
 /// frames with skippable ones between) and hand-built ones (the golden
 /// edge cases), each behind `zstd_decode`'s control byte.
@@ -632,5 +669,8 @@ fn main() {
     }
     if wanted("seekable_read") {
         seekable_seeds(&root);
+    }
+    if wanted("seek_table") {
+        seek_table_seeds(&root);
     }
 }

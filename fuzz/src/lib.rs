@@ -17,6 +17,9 @@
 //! * [`seekable`]: the seekable target's case (an arbitrary file, or a
 //!   valid seekable file built from the input and edited) and its checks:
 //!   typed errors or the right bytes, every way of reading agreeing;
+//! * [`seek_table`]: the crafted-table target's case (a valid seekable
+//!   file whose table is rewritten as an attacker would, its checksums
+//!   recomputed) and its check: the content or an error, never other bytes;
 //! * [`zstd`]: the zstd targets' cases (arbitrary input; libzstd frames,
 //!   round-tripped or mutated) and the check that every zstd decoder
 //!   agrees (and, for mutated frames, agrees with libzstd).
@@ -31,6 +34,7 @@ pub mod ctl;
 pub mod frame;
 pub mod frame_case;
 pub mod known;
+pub mod seek_table;
 pub mod seekable;
 pub mod zstd;
 

@@ -318,12 +318,13 @@ pub enum Error {
         /// The dictionary ID in the frame header.
         dict_id: u32,
     },
-    /// The system would not allocate memory for decoded data: the data is
-    /// larger than this machine can hold. Decoders size their buffers from
+    /// The system would not allocate a buffer (for decoded data, or for
+    /// compressed bytes to be read): the data is larger than this machine
+    /// can hold. Decoders size their buffers from
     /// what the input can produce, never from sizes it claims, so a small
     /// input cannot cause this; and a refused allocation is this error,
     /// never an abort.
-    #[error("out of memory: cannot allocate {bytes} bytes for decoded data")]
+    #[error("out of memory: cannot allocate a buffer of {bytes} bytes")]
     OutOfMemory {
         /// The size of the buffer that could not be allocated.
         bytes: usize,

@@ -288,6 +288,14 @@ fn in_entry(index: usize, e: &Entry, err: Error) -> Error {
         Error::SeekTable { reason } => Error::SeekTable {
             reason: format!("entry {index} at byte {}: {reason}", e.compressed_offset),
         },
+        // The entry's own position replaces that of a decoder that saw
+        // the entry alone (which says "frame 0 at byte 0").
+        Error::Frame { source, .. } => Error::Frame {
+            index: index as u64,
+            at: e.compressed_offset,
+            source,
+        },
+        other @ Error::OutOfMemory { .. } => other,
         other => Error::Frame {
             index: index as u64,
             at: e.compressed_offset,
