@@ -516,7 +516,7 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
             let mut written = 0u64;
             let _panic_guard = OnPanic(&stop_all);
             let result = (|| {
-                for j in 0..jobs.len() {
+                for (j, &bytes) in job_bytes.iter().enumerate() {
                     let pieces = {
                         let mut st = lock();
                         loop {
@@ -540,7 +540,7 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                     {
                         let mut st = lock();
                         st.written_jobs = j + 1;
-                        st.in_flight -= job_bytes[j];
+                        st.in_flight -= bytes;
                     }
                     room.notify_all();
                 }

@@ -722,7 +722,6 @@ mod tests {
         assert!(e.to_string().contains("damaged"), "{e}");
         // A damaged checksum is found as well.
         let mut f = good;
-        let n = f.len();
         f[first - 4] ^= 0x40;
         let e = parsed(&f[..]).unwrap_err();
         assert!(e.to_string().contains("damaged"), "{e}");
