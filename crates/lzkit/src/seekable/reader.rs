@@ -185,7 +185,10 @@ impl<S: ReadAt> SeekableReader<S> {
     }
 
     /// A reader of `src` with a table known already (from
-    /// [`super::build_table`] or an earlier reader).
+    /// [`super::build_table`], [`SeekTable::read_from`] or an earlier
+    /// reader). The table is not checked against `src` again (those were);
+    /// reads still check the headers of the entries they depend on and
+    /// every entry they decode.
     pub fn with_table(src: S, table: SeekTable, scanned: bool, opts: ReaderOptions) -> Self {
         SeekableReader {
             src,
