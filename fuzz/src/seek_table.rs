@@ -31,8 +31,7 @@
 //! is required there (documented in `lzkit::seekable`).
 
 use crate::ctl::{Ctl, CtlWriter};
-use crate::seekable::build;
-use lzkit::Error;
+use crate::seekable::{build, typed};
 use lzkit::seekable::{Entry, EntryKind, ReaderOptions, SeekTable, SeekableReader, TableFormat};
 use xxhash_rust::xxh64::xxh64;
 
@@ -200,20 +199,6 @@ impl<'a> TableCase<'a> {
         }
         Some(out)
     }
-}
-
-/// Errors a crafted table may give: format errors, never I/O errors
-/// (everything read lies inside the file) nor failed allocations.
-fn typed(e: &Error) -> bool {
-    !matches!(
-        e,
-        Error::Io(_)
-            | Error::OutOfMemory { .. }
-            | Error::InvalidOptions(_)
-            | Error::OutputTooSmall { .. }
-            | Error::InputTooLarge { .. }
-            | Error::VariantUnavailable { .. }
-    )
 }
 
 /// Whether `crafted` places every entry that starts before `end` (in the

@@ -308,7 +308,7 @@ fn want(orig: &[u8], offset: u64, len: usize) -> &[u8] {
 /// Errors a reader may give for a corrupt file: format errors, never I/O
 /// errors (everything it reads lies inside the file) nor failed
 /// allocations.
-fn typed(e: &Error) -> bool {
+pub(crate) fn typed(e: &Error) -> bool {
     !matches!(
         e,
         Error::Io(_)

@@ -56,7 +56,10 @@ fn a_table_of_empty_entries_is_refused_by_its_count() {
     footer.push(0);
     footer.extend_from_slice(&lzkit::seekable::ZSTD_FOOTER_MAGIC.to_le_bytes());
     sparse(&dir.path().join("t.zst"), &head, 8 + entries + 9, &footer);
-    for args in [&["-d", "-c", "--range=0:1", "t.zst"][..], &["--list", "t.zst"]] {
+    for args in [
+        &["-d", "-c", "--range=0:1", "t.zst"][..],
+        &["--list", "t.zst"],
+    ] {
         let (out, took) = limited(dir.path(), args);
         failed_with(&out, "seek table", &format!("{args:?}"));
         assert!(took < Duration::from_secs(20), "{args:?}: {took:?}");
@@ -128,6 +131,9 @@ fn large_entries_decode_within_the_memory_limit() {
     // and that is a typed error, not an abort.
     let (out, _) = limited(dir.path(), &["-d", "-c", "--range=5G:10", "rle.zst"]);
     failed_with(&out, "out of memory", "--range in the sixth frame");
-    let (out, _) = limited(dir.path(), &["-d", "-c", "--range=5G:10", "--memory=64M", "rle.zst"]);
+    let (out, _) = limited(
+        dir.path(),
+        &["-d", "-c", "--range=5G:10", "--memory=64M", "rle.zst"],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
