@@ -279,6 +279,7 @@ pub(crate) fn join_parts<'py>(
             content_xxh64: hashes.whole.digest(),
             written,
             verified: true,
+            trailing_zeros: 0,
         })
     });
     match result {

@@ -32,7 +32,7 @@
 
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use xxhash_rust::xxh64::Xxh64;
@@ -217,6 +217,10 @@ pub struct Summary {
     pub written: u64,
     /// Whether the output was decoded again and matched.
     pub verified: bool,
+    /// Zero bytes after the last gzip member (the padding `tar` and some
+    /// tape tools add), ignored as `gzip -d` ignores them: worth a
+    /// warning. 0 for other formats.
+    pub trailing_zeros: u64,
 }
 
 /// Why a recompression failed: the input (unreadable, corrupt, in no
@@ -277,7 +281,13 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         count: read.clone(),
     };
     let (source, head) = sniff(&mut input).map_err(RecompressError::Input)?;
-    let decoder = open_decoder(source, io::Cursor::new(head).chain(input), opts)?;
+    let trailing_zeros = Arc::new(AtomicU64::new(0));
+    let decoder = open_decoder(
+        source,
+        io::Cursor::new(head).chain(input),
+        opts,
+        trailing_zeros.clone(),
+    )?;
 
     std::thread::scope(|scope| {
         let pieces: Box<dyn Iterator<Item = io::Result<Vec<u8>>>> = if opts.serial {
@@ -297,11 +307,13 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         } else {
             (None, None)
         };
+        let verifier_gone = Arc::new(AtomicBool::new(false));
         let tee = Tee {
             inner: output,
             written: 0,
             copy: vtx,
             pending: Vec::new(),
+            verifier_gone: verifier_gone.clone(),
         };
         // The encoding, in a closure: on any error its encoder (and the
         // verifier's sender in it) is dropped, so the verifier ends.
@@ -332,8 +344,10 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         };
         let (mut tee, content, content_xxh64) = match encoded {
             Ok(done) => done,
-            // A write to the verifier may have failed: say why it stopped.
-            Err(RecompressError::Output(e)) => {
+            // A write to the verifier failed: say why it stopped. Any other
+            // output error (a full disk) is the error: the verifier then
+            // only saw the output end early.
+            Err(RecompressError::Output(e)) if verifier_gone.load(Ordering::Relaxed) => {
                 return Err(match verifier.map(verdict) {
                     Some(Err(why)) => {
                         verification_failed(format!("the output does not decode: {why}"))
@@ -368,6 +382,7 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
                 content_xxh64,
                 written,
                 verified,
+                trailing_zeros: trailing_zeros.load(Ordering::Relaxed),
             },
         ))
     })
@@ -443,10 +458,15 @@ pub fn content_digest<R: Read + Send>(
 /// [`content_digest`] with plain errors (the verifier thread's body).
 fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(u64, u64), Error> {
     let (source, head) = sniff(&mut input)?;
-    let mut decoder =
-        open_decoder(source, io::Cursor::new(head).chain(input), opts).map_err(|e| match e {
-            RecompressError::Input(e) | RecompressError::Output(e) => e,
-        })?;
+    let mut decoder = open_decoder(
+        source,
+        io::Cursor::new(head).chain(input),
+        opts,
+        Arc::default(),
+    )
+    .map_err(|e| match e {
+        RecompressError::Input(e) | RecompressError::Output(e) => e,
+    })?;
     let mut sum = Digest {
         hash: Xxh64::new(0),
         len: 0,
@@ -474,10 +494,13 @@ impl Write for Digest {
 }
 
 /// A decoder for `format` reading `input`.
+/// A decoder of `input` in `format`; `trailing_zeros` receives the count
+/// of zero bytes ignored after the last gzip member.
 fn open_decoder<'a, R: Read + Send + 'a>(
     format: SourceFormat,
     input: R,
     opts: &RecompressOptions,
+    trailing_zeros: Arc<AtomicU64>,
 ) -> Result<Box<dyn Read + Send + 'a>, RecompressError> {
     Ok(match format {
         SourceFormat::Lz4 => Box::new(FrameDecoder::with_options(
@@ -490,10 +513,7 @@ fn open_decoder<'a, R: Read + Send + 'a>(
                 crate::zstd::DecodeOptions::new().window_log_max(opts.window_log_max),
             ),
         )),
-        SourceFormat::Gzip => Box::new(Labeled(
-            format,
-            flate2::read::MultiGzDecoder::new(io::BufReader::new(input)),
-        )),
+        SourceFormat::Gzip => Box::new(GzipMembers::new(io::BufReader::new(input), trailing_zeros)),
         SourceFormat::Zlib => Box::new(Labeled(
             format,
             EndChecked::new(flate2::bufread::ZlibDecoder::new(io::BufReader::new(input))),
@@ -590,30 +610,118 @@ impl<D: Read + BufferedInput> Read for EndChecked<D> {
     }
 }
 
+/// gzip members one after another, as `gzip -d` reads them. After the
+/// last one, the input must end; a run of zero bytes to the end (`tar`'s
+/// padding) is accepted and counted, as `gzip -d` accepts it; anything
+/// else is trailing garbage, an error (and called that, not truncation).
+struct GzipMembers<R: BufRead> {
+    /// The member being decoded.
+    member: Option<flate2::bufread::GzDecoder<R>>,
+    /// The input between members.
+    between: Option<R>,
+    /// Zero bytes found after the last member.
+    zeros: Arc<AtomicU64>,
+}
+
+impl<R: BufRead> GzipMembers<R> {
+    fn new(input: R, zeros: Arc<AtomicU64>) -> Self {
+        GzipMembers {
+            member: Some(flate2::bufread::GzDecoder::new(input)),
+            between: None,
+            zeros,
+        }
+    }
+
+    /// After the last member: nothing, or zeros to the end.
+    fn check_end(input: &mut R, zeros: &AtomicU64) -> io::Result<()> {
+        let mut count = 0u64;
+        loop {
+            let rest = input.fill_buf()?;
+            if rest.is_empty() {
+                zeros.store(count, Ordering::Relaxed);
+                return Ok(());
+            }
+            if let Some(at) = rest.iter().position(|&b| b != 0) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    if count + at as u64 == 0 {
+                        "trailing garbage after the last gzip member (the data after it is not gzip)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "trailing garbage after the last gzip member ({} zero bytes, then data that is not gzip)",
+                            count + at as u64
+                        )
+                    },
+                ));
+            }
+            let n = rest.len();
+            count += n as u64;
+            input.consume(n);
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(member) = &mut self.member {
+                let n = member.read(buf).map_err(|e| label(SourceFormat::Gzip, e))?;
+                if n > 0 || buf.is_empty() {
+                    return Ok(n);
+                }
+                // The member ended: what follows is looked at below.
+                let member = self.member.take().expect("a member");
+                self.between = Some(member.into_inner());
+            }
+            let Some(input) = &mut self.between else {
+                return Ok(0);
+            };
+            let next = input.fill_buf()?;
+            // A member starts with 1f 8b (one byte of it may be all the
+            // buffer holds: the member's header check then decides).
+            if next.starts_with(&[0x1f, 0x8b]) || next == [0x1f] {
+                let input = self.between.take().expect("input");
+                self.member = Some(flate2::bufread::GzDecoder::new(input));
+                continue;
+            }
+            let result = Self::check_end(input, &self.zeros);
+            self.between = None;
+            return result.map(|()| 0);
+        }
+    }
+}
+
 /// A decoder of another library whose errors are said to be about the
 /// input's format: "corrupt gzip data: ...", "truncated xz data".
 struct Labeled<R>(SourceFormat, R);
 
 impl<R: Read> Read for Labeled<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.1.read(buf).map_err(|e| match e.kind() {
-            io::ErrorKind::Interrupted => e,
-            // A read error of the system (EIO on a failing disk, a lost
-            // NFS server) is not about the data: passed on as it is.
-            _ if e.raw_os_error().is_some() => e,
-            io::ErrorKind::UnexpectedEof => io::Error::new(
-                e.kind(),
-                format!("truncated {} data: it ends inside a stream", self.0.name()),
+        self.1.read(buf).map_err(|e| label(self.0, e))
+    }
+}
+
+/// An error of another library's decoder for `format`, said to be about
+/// the input's format.
+fn label(format: SourceFormat, e: io::Error) -> io::Error {
+    match e.kind() {
+        io::ErrorKind::Interrupted => e,
+        // A read error of the system (EIO on a failing disk, a lost
+        // NFS server) is not about the data: passed on as it is.
+        _ if e.raw_os_error().is_some() => e,
+        io::ErrorKind::UnexpectedEof => io::Error::new(
+            e.kind(),
+            format!("truncated {} data: it ends inside a stream", format.name()),
+        ),
+        _ if e.to_string() == "memory limit reached" => io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!(
+                "the {} data needs more memory than allowed: its dictionary is over the window limit (--memory, 128 MiB by default)",
+                format.name()
             ),
-            _ if e.to_string() == "memory limit reached" => io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                format!(
-                    "the {} data needs more memory than allowed: its dictionary is over the window limit (--memory, 128 MiB by default)",
-                    self.0.name()
-                ),
-            ),
-            kind => io::Error::new(kind, format!("corrupt {} data: {e}", self.0.name())),
-        })
+        ),
+        kind => io::Error::new(kind, format!("corrupt {} data: {e}", format.name())),
     }
 }
 
@@ -722,6 +830,9 @@ struct Tee<W: Write> {
     written: u64,
     copy: Option<SyncSender<Vec<u8>>>,
     pending: Vec<u8>,
+    /// Set when the verifier stopped reading (it found the output wrong):
+    /// the write error that follows is its verdict, not the output's.
+    verifier_gone: Arc<AtomicBool>,
 }
 
 impl<W: Write> Tee<W> {
@@ -731,6 +842,7 @@ impl<W: Write> Tee<W> {
         {
             let piece = std::mem::replace(&mut self.pending, Vec::with_capacity(CHUNK));
             tx.send(piece).map_err(|_| {
+                self.verifier_gone.store(true, Ordering::Relaxed);
                 io::Error::other("verification stopped: the output does not decode")
             })?;
         }
@@ -967,6 +1079,74 @@ mod tests {
         for target in targets() {
             let r = recompress(&input[..], Full, &RecompressOptions::new(target));
             assert!(matches!(r, Err(RecompressError::Output(_))), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_full_disk_while_verifying_is_the_disk_error_not_a_verdict() {
+        /// Takes 4 KiB, then fails as a full disk does.
+        #[derive(Debug)]
+        struct FillsUp(usize);
+        impl Write for FillsUp {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(io::Error::from_raw_os_error(28));
+                }
+                let n = buf.len().min(self.0);
+                self.0 -= n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let data = data();
+        let input = crate::lz4::frame::compress(&data, &FrameOptions::new());
+        for target in targets() {
+            let opts = RecompressOptions::new(target).verify(true);
+            match recompress(&input[..], FillsUp(4 << 10), &opts) {
+                Err(RecompressError::Output(Error::Io(e))) => {
+                    assert_eq!(e.raw_os_error(), Some(28), "{e}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn gzip_zero_padding_is_counted_and_garbage_is_called_garbage() {
+        let data = data();
+        let gz = inputs(&data)
+            .into_iter()
+            .find(|(f, _)| *f == SourceFormat::Gzip)
+            .unwrap()
+            .1;
+        let opts = RecompressOptions::new(Target::Lz4(FrameOptions::new())).verify(true);
+        // Two members, then 10 KiB of zeros (tar's padding).
+        let mut padded = [&gz[..], &gz[..]].concat();
+        padded.resize(padded.len() + 10_240, 0);
+        let (out, s) = recompress(&padded[..], Vec::new(), &opts).unwrap();
+        assert_eq!(s.trailing_zeros, 10_240);
+        assert_eq!(s.content, 2 * data.len() as u64);
+        assert_eq!(
+            crate::lz4::frame::decompress(&out).unwrap(),
+            [&data[..], &data[..]].concat()
+        );
+        let (_, plain) = recompress(&gz[..], Vec::new(), &opts).unwrap();
+        assert_eq!(plain.trailing_zeros, 0);
+        for garbage in [
+            &b"x"[..],
+            b"\0\0junk",
+            b"not gzip at all, and longer than a header",
+        ] {
+            let bad = [&gz[..], garbage].concat();
+            match recompress(&bad[..], Vec::new(), &opts) {
+                Err(RecompressError::Input(e)) => {
+                    let text = e.to_string();
+                    assert!(text.contains("trailing garbage"), "{garbage:?}: {text}");
+                }
+                other => panic!("{garbage:?}: {other:?}"),
+            }
         }
     }
 

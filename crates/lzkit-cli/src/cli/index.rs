@@ -1,5 +1,13 @@
 //! `lzkit index FILE...`: append a seek table to LZ4 and zstd files that
 //! allow random access, without rewriting their data.
+//!
+//! A file being written while it is indexed (a log appended to) must not
+//! get a table over the frames appended since the scan: the scan and the
+//! append hold an advisory lock (`flock`, exclusive, not waiting: a file
+//! locked by another process is refused at once rather than waited for,
+//! since a writer may hold its lock for as long as it runs), and the table
+//! is appended only if the file's length is still the one the scan
+//! covered. Otherwise nothing is written and the file is reported.
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
@@ -75,6 +83,9 @@ fn index_file(path: &Path, checksums: bool) -> Result<String, String> {
     if !meta.is_file() {
         return Err("not a regular file: a table is appended in place".into());
     }
+    // Held until `file` is closed, when this function returns.
+    lock(&file)?;
+    let meta = file.metadata().map_err(|e| describe(&e))?;
     let len = meta.len();
     if let Some(t) =
         SeekTable::read_from(&file, len).map_err(|e| super::report::describe_lzkit(&e))?
@@ -84,8 +95,14 @@ fn index_file(path: &Path, checksums: bool) -> Result<String, String> {
             t.len()
         ));
     }
-    let table =
-        build_table(&file, len, checksums).map_err(|e| super::report::describe_lzkit(&e))?;
+    let table = build_table(&file, len, checksums).map_err(|e| {
+        // A frame cut short by a writer still writing it: say so, not
+        // "unexpected end of input".
+        match file.metadata() {
+            Ok(m) if m.len() != len => changed(len, m.len()),
+            _ => super::report::describe_lzkit(&e),
+        }
+    })?;
     let data_entries = table
         .entries()
         .iter()
@@ -104,7 +121,22 @@ fn index_file(path: &Path, checksums: bool) -> Result<String, String> {
             table.decompressed_size()
         ));
     }
-    append(&file, len, &table.to_bytes()).map_err(|e| describe(&e))?;
+    let now = file.metadata().map_err(|e| describe(&e))?.len();
+    if now != len {
+        return Err(changed(len, now));
+    }
+    let bytes = table.to_bytes();
+    append(&file, len, &bytes).map_err(|e| describe(&e))?;
+    let after = file.metadata().map_err(|e| describe(&e))?.len();
+    if after != len + bytes.len() as u64 {
+        // Something appended while the table was written: the table is
+        // no longer the end of the file, and cutting it out would cut the
+        // other writer's data too.
+        return Err(format!(
+            "was appended to while the table was written ({} bytes expected, {after} found): the table may be followed by other data; check it with `{PROGRAM} -t`",
+            len + bytes.len() as u64
+        ));
+    }
     let blocks = table
         .entries()
         .iter()
@@ -122,12 +154,48 @@ fn index_file(path: &Path, checksums: bool) -> Result<String, String> {
     ))
 }
 
+/// The message for a file whose length changed during the scan.
+fn changed(len: u64, now: u64) -> String {
+    format!(
+        "changed while it was indexed ({len} bytes when the scan began, {now} bytes now: something is writing to it); nothing was written (index it when the writer is done)"
+    )
+}
+
+/// Take an exclusive advisory lock on `file`, without waiting: a file that
+/// another process holds locked is refused.
+#[cfg(unix)]
+fn lock(file: &File) -> Result<(), String> {
+    use rustix::fs::{FlockOperation, flock};
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Err(
+            "is locked by another process (a writer, or another lzkit index); nothing was written (try again when it is done)"
+                .into(),
+        ),
+        // A file system without locks (some network file systems): the
+        // length checks still stand.
+        Err(e) if e == rustix::io::Errno::NOLCK || e == rustix::io::Errno::OPNOTSUPP => Ok(()),
+        Err(e) => Err(super::report::describe_io(&e.into())),
+    }
+}
+
+#[cfg(not(unix))]
+fn lock(_file: &File) -> Result<(), String> {
+    Ok(())
+}
+
 /// Write `table` at `len`, the file's end, and sync it; on any failure the
-/// file is cut back to `len`, as it was.
+/// file is cut back to `len`, as it was, unless something else has been
+/// appended since (cutting would lose its data).
 fn append(file: &File, len: u64, table: &[u8]) -> std::io::Result<()> {
     let written = write_at(file, table, len).and_then(|()| file.sync_data());
     if let Err(e) = written {
-        let _ = file.set_len(len);
+        if file
+            .metadata()
+            .is_ok_and(|m| m.len() <= len + table.len() as u64)
+        {
+            let _ = file.set_len(len);
+        }
         return Err(e);
     }
     Ok(())
@@ -169,5 +237,8 @@ Options:
       --no-check         no checksums in the table (also --no-crc)
   -q, -v                 quieter, more verbose
 
-A file that already ends with a seek table is left as it is.
+A file that already ends with a seek table is left as it is. The file is
+locked (flock) while it is indexed; a file locked by another process, or
+one that grows while it is scanned (a log being written), is reported and
+left as it is.
 ";

@@ -3,6 +3,7 @@
 //! * [`args`]: lz4-style argument parsing.
 //! * [`run`]: per-file compression, decompression, testing and listing.
 //! * [`output`]: destinations, with atomic file creation.
+//! * `walk`: `-r` by directory handles (Unix), never leaving its tree.
 //! * [`formats`]: LZ4 or zstd, by magic number.
 //! * [`list`]: the `--list` tables.
 //! * [`progress`], [`report`]: what goes to standard error.
@@ -21,6 +22,8 @@ mod progress;
 mod recompress;
 mod report;
 mod run;
+#[cfg(unix)]
+mod walk;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -193,7 +196,8 @@ Compression:
   -BX                    block checksums
       --no-frame-crc     no content checksum (--frame-crc: on, the default)
       --no-crc           no checksums written; none verified when decoding
-      --content-size     store the original size (files only)
+      --content-size     store the original size (files, and standard input
+                         that is a file: < FILE)
       --no-content-size  do not store it (default)
   -l                     legacy format (Linux kernel)
       --seekable[=CHUNK]
@@ -202,7 +206,9 @@ Compression:
                          random access and parallel decoding; lz4 -d and
                          zstd -d read it (--zstd: zstd's seekable format)
   -D FILE                dictionary (compression and decompression; for zstd
-                         frames, a zstd dictionary or raw content)
+                         frames, a zstd dictionary or raw content); -D stdin
+                         reads it from standard input (the data then comes
+                         from a named file), as lz4 does
       --memory=SIZE      largest zstd window to decode (default 128MiB; K, M,
                          G suffixes, binary: --memory=2GB)
   -T#, --threads=#       worker threads (default: LZ4_NBWORKERS, else all
@@ -269,7 +275,8 @@ Seekable files:
 Safety:
   Output files are written under a temporary name in the same directory and
   renamed only when complete: on any error, Ctrl-C, SIGTERM or SIGHUP no
-  partial output is left (an interrupt exits with status 130); until then
+  partial output is left (an interrupt exits with status 130; a signal
+  ignored when lzkit started, as under nohup, stays ignored); until then
   the file is readable by its owner only. Outputs get the permissions,
   times and, where permitted, the owner of their source; set-user-ID and
   set-group-ID bits only on decompressed files whose owner and group could
@@ -279,14 +286,17 @@ Safety:
   /dev/stdout) is written into, never replaced (one that an output name
   made from the input's happens to be needs -f); a symbolic link is
   followed and its target replaced, never the link; a directory, block
-  device or socket is refused. With -r, a file whose path changed since
-  the directory was read (a directory renamed, a link put in its path) is
-  skipped, and never removed by --rm. Compressed data is never written to
+  device or socket is refused. With -r, directories are opened without
+  following links and each file is read, written next to and removed
+  relative to its directory's handle, never through its path: a file
+  whose directory changed since it was read (renamed, or swapped for a
+  link) is skipped, and nothing outside the tree is read, written or
+  removed. Compressed data is never written to
   a terminal without -c (or -f, for a terminal named as the output), nor
   read from one without -f.
   When stdout's reader goes away (lzkit -dc f | head), lzkit stops quietly
-  with status 141, as lz4 and zstd killed by SIGPIPE; a closed stdout is an
-  error.
+  with status 141, as lz4 and zstd killed by SIGPIPE; a closed stdout (also
+  named as /dev/stdout) is an error, and so is a closed stdin.
 
 Differences from lz4:
   lz4 1.9 writes to stdout when stdout is not a terminal and no output is

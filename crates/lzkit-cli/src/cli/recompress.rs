@@ -96,6 +96,10 @@ in bounded memory whatever the input's size. The content's XXH64 is
 computed on the way; --verify decodes the output again as it is written
 and fails unless it holds exactly the same bytes.
 
+gzip input may hold several members, as gzip -d reads them; zero bytes
+after the last one (tar's padding) are ignored with a warning, and
+anything else after it is an error (trailing garbage).
+
 When every input is a file of at most 8 MiB, several are recompressed at a
 time, one thread each; otherwise one after another, each on all threads.
 In directories (-r), files already in the target format are skipped.

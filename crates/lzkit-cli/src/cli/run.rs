@@ -18,6 +18,8 @@ use super::list;
 use super::output::{self, BUFFER_SIZE, Existing, Placement, Sink, Target};
 use super::progress::{CountingReader, Progress, ProgressChoice};
 use super::report::{Failure, PROGRAM, Reporter, eprint_text};
+#[cfg(unix)]
+use super::walk;
 
 /// Suffix of compressed files.
 const SUFFIX: &str = ".lz4";
@@ -288,6 +290,11 @@ struct Found {
     /// one removed by `--rm`, must be that file, not one that a renamed
     /// directory or a symbolic link put at its path meanwhile.
     seen: Option<(u64, u64)>,
+    /// Found by `-r`: its directory and its name there. The file is opened,
+    /// written next to and removed relative to that directory's handle
+    /// (see [`walk`](super::walk)), never through its path.
+    #[cfg(unix)]
+    at: Option<(Arc<walk::DirRef>, OsString)>,
 }
 
 impl Found {
@@ -317,13 +324,41 @@ fn collect_inputs(named: &[OsString], opts: &Options, rep: &Reporter) -> (Vec<Fo
             input,
             in_directory: false,
             seen: None,
+            #[cfg(unix)]
+            at: None,
         });
     }
     (found, ok)
 }
 
+/// Add the regular files under `dir` to `found`, recursively, walking by
+/// directory handles (see [`walk`](super::walk)). Returns whether every
+/// directory could be read.
+#[cfg(unix)]
+fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) -> bool {
+    let mut ok = true;
+    walk::walk(dir, &mut |event| match event {
+        walk::Event::File(file) => found.push(Found {
+            input: Input::File(file.path),
+            in_directory: true,
+            seen: Some(file.id),
+            at: Some((file.dir, file.name)),
+        }),
+        walk::Event::Other(path) => rep.summary(format!(
+            "{}: not a regular file (links are not followed with -r) -- ignored",
+            path.display()
+        )),
+        walk::Event::Error(path, e) => {
+            rep.failure(&Failure::io(path.display().to_string(), &e));
+            ok = false;
+        }
+    });
+    ok
+}
+
 /// Add the regular files under `dir` to `found`, recursively. Returns
 /// whether every directory could be read.
+#[cfg(not(unix))]
 fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) -> bool {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -355,6 +390,85 @@ fn walk(dir: &Path, found: &mut Vec<Found>, rep: &Reporter) -> bool {
         }
     }
     ok
+}
+
+/// The directory of a file found by `-r`, opened again (see
+/// [`walk::DirRef::open`]); `name` is the file's, for messages.
+#[cfg(unix)]
+fn held_directory(dir: &walk::DirRef, name: &str) -> Result<Arc<std::os::fd::OwnedFd>, Failure> {
+    dir.open().map_err(|e| {
+        let changed = e.kind() == io::ErrorKind::Other
+            || matches!(
+                e.raw_os_error(),
+                Some(libc::ELOOP | libc::ENOTDIR | libc::ENOENT)
+            );
+        if changed {
+            Failure::new(
+                name,
+                "its directory changed since it was read (renamed, or a link put in its place); skipped",
+            )
+        } else {
+            Failure::io(dir.path().display().to_string(), &e)
+        }
+    })
+}
+
+/// Open the file `name` found by `-r` in the directory `dir`, never
+/// through a link.
+#[cfg(unix)]
+fn open_found(dir: &std::os::fd::OwnedFd, name: &OsStr, shown: &str) -> Result<Opened, Failure> {
+    let file = walk::open_file(dir, name).map_err(|e| {
+        if e.kind() == io::ErrorKind::Other || e.raw_os_error() == Some(libc::ELOOP) {
+            Failure::new(
+                shown,
+                "changed since the directory was read (no longer a regular file); skipped",
+            )
+        } else {
+            Failure::io(shown, &e)
+        }
+    })?;
+    let meta = file.metadata().map_err(|e| Failure::io(shown, &e))?;
+    Ok(Opened {
+        file: file.try_clone().ok(),
+        reader: Box::new(file),
+        meta: Some(meta),
+    })
+}
+
+/// For an input found by `-r` whose output `out` is in the same directory
+/// (the output name made from the input's): the directory's handle and
+/// the output's name in it.
+#[cfg(unix)]
+fn same_directory<'a>(
+    held: &'a Option<(Arc<std::os::fd::OwnedFd>, &OsStr)>,
+    input: &Input,
+    out: &'a Path,
+) -> Option<(&'a Arc<std::os::fd::OwnedFd>, &'a OsStr)> {
+    let (dir, _) = held.as_ref()?;
+    let Input::File(src) = input else {
+        return None;
+    };
+    let name = out.file_name()?;
+    (out.parent() == src.parent()).then_some((dir, name))
+}
+
+/// Standard input's metadata when it is a regular file (`< FILE`).
+fn stdin_file_metadata() -> Option<Metadata> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let mut file = File::from(fd);
+        // Only from its start: `(head -c 10; lzkit) < FILE` has less left.
+        if file.stream_position().ok()? != 0 {
+            return None;
+        }
+        file.metadata().ok().filter(Metadata::is_file)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// A file's device and inode, where the platform has them.
@@ -632,6 +746,19 @@ impl Job {
             ));
         }
 
+        // A file found by -r: its directory, opened again without
+        // following links and checked to be the one the walk listed.
+        #[cfg(unix)]
+        let held = match &found.at {
+            Some((dir, name)) => Some((held_directory(dir, &in_name)?, name.as_os_str())),
+            None => None,
+        };
+        #[cfg(unix)]
+        let opened = match &held {
+            Some((dir, name)) => open_found(dir, name, &in_name)?,
+            None => self.open_input(input)?,
+        };
+        #[cfg(not(unix))]
         let opened = self.open_input(input)?;
         if found.seen.is_some() && opened.meta.as_ref().and_then(identity) != found.seen {
             return Err(Failure::new(
@@ -640,6 +767,10 @@ impl Job {
             ));
         }
         let placement = match &target {
+            #[cfg(unix)]
+            Target::File(out) if let Some((dir, out_name)) = same_directory(&held, input, out) => {
+                Some(self.check_output_in(dir, out_name, out, &opened)?)
+            }
             Target::File(out) => Some(self.check_output(
                 out,
                 &opened,
@@ -672,13 +803,20 @@ impl Job {
                 "is a terminal; refusing to write compressed data to it (use -f to force)",
             ));
         }
+        // `lz4 --content-size < FILE`: standard input that is a regular
+        // file has a size known up front (LZ4 only: zstd, like `zstd`,
+        // stores none for standard input).
+        let stdin_file = match input {
+            Input::Stdin if self.zstd.is_none() && self.opts.content_size => stdin_file_metadata(),
+            _ => None,
+        };
         let result = match mode {
             Mode::Recompress => {
                 self.recompress(opened.reader, sink, &in_name, &out_name, &mut progress)
             }
             Mode::Compress => self.compress(
                 opened.reader,
-                regular,
+                regular.or(stdin_file.as_ref()),
                 sink,
                 &in_name,
                 &out_name,
@@ -704,7 +842,7 @@ impl Job {
             read,
             written: sink.written(),
         };
-        let replace = matches!(placement, Some(Placement::Atomic { replace: true, .. }));
+        let replace = placement.as_ref().is_some_and(Placement::replaces);
         // A compressed file is data: it never keeps set-ID bits.
         let set_id = !matches!(mode, Mode::Compress | Mode::Recompress);
         sink.finish(&out_name, regular, set_id, replace)?;
@@ -719,6 +857,24 @@ impl Job {
                     "{in_name}: --rm ignored: the output {out_name} is a device or pipe, not a file"
                 ));
                 return Ok(());
+            }
+            // Relative to the directory the walk listed: the name there must
+            // still be the file that was read.
+            #[cfg(unix)]
+            if let Some((dir, name)) = &held {
+                let still = walk::identity_at(dir, name).ok().flatten();
+                if still.is_none() || still != opened_identity {
+                    return Err(Failure::new(
+                        &in_name,
+                        "not removed: the name no longer names the file that was compressed",
+                    ));
+                }
+                return walk::remove_file(dir, name).map_err(|e| {
+                    Failure::new(
+                        &in_name,
+                        format!("cannot remove source: {}", super::report::describe_io(&e)),
+                    )
+                });
             }
             // The path must still name the file that was read: a directory
             // renamed or replaced by a link meanwhile would make it another.
@@ -802,6 +958,20 @@ impl Job {
     fn open_input(&self, input: &Input) -> Result<Opened, Failure> {
         match input {
             Input::Stdin => {
+                if let Some(closed) = output::stdin_closed() {
+                    return Err(closed);
+                }
+                if self
+                    .opts
+                    .dictionary
+                    .as_deref()
+                    .is_some_and(is_stdin_dictionary)
+                {
+                    return Err(Failure::new(
+                        "stdin",
+                        "standard input holds the dictionary (-D stdin): name the input file",
+                    ));
+                }
                 if io::stdin().is_terminal() && !self.opts.force {
                     return Err(Failure::new(
                         "stdin",
@@ -832,6 +1002,54 @@ impl Job {
                     meta: Some(meta),
                 })
             }
+        }
+    }
+
+    /// [`Job::check_output`] for an output `out` named `name` in the
+    /// directory `dir` held open (a file found by `-r` is written next to
+    /// it): nothing there, or a regular file, is written relative to the
+    /// directory's handle. Anything else there is refused: a symbolic link
+    /// is not followed (it could lead out of the tree), and a directory,
+    /// device or FIFO is not replaced.
+    #[cfg(unix)]
+    fn check_output_in(
+        &self,
+        dir: &Arc<std::os::fd::OwnedFd>,
+        name: &OsStr,
+        out: &Path,
+        input: &Opened,
+    ) -> Result<Placement, Failure> {
+        let shown = out.display().to_string();
+        let within = |replace| Placement::AtomicIn {
+            dir: Arc::clone(dir),
+            name: name.to_os_string(),
+            replace,
+        };
+        match walk::file_type_at(dir, name).map_err(|e| Failure::io(&shown, &e))? {
+            None => Ok(within(self.opts.force)),
+            Some((rustix::fs::FileType::RegularFile, id)) => {
+                if input.meta.as_ref().and_then(identity) == Some(id) {
+                    return Err(Failure::new(shown, "is the input file itself"));
+                }
+                if self.opts.force || self.confirm_overwrite(&shown, false) {
+                    return Ok(within(true));
+                }
+                Err(Failure::new(
+                    shown,
+                    "already exists; not overwritten (use -f to overwrite)",
+                ))
+            }
+            Some((rustix::fs::FileType::Symlink, _)) => Err(Failure::new(
+                shown,
+                "is a symbolic link; with -r it is not followed (nothing outside the tree is written)",
+            )),
+            Some((rustix::fs::FileType::Directory, _)) => {
+                Err(Failure::new(shown, "is a directory"))
+            }
+            Some(_) => Err(Failure::new(
+                shown,
+                "already exists and is not a regular file; not written (-r writes only regular files)",
+            )),
         }
     }
 
@@ -1223,6 +1441,12 @@ impl Job {
         });
         match result {
             Ok((sink, summary)) => {
+                if summary.trailing_zeros > 0 {
+                    self.rep.warn(format!(
+                        "{in_name}: {} zero bytes after the last gzip member ignored (padding, as gzip -d ignores it)",
+                        summary.trailing_zeros
+                    ));
+                }
                 self.rep.detail(format!(
                     "{in_name}: {} input, {} bytes of content (XXH64 {:016x}){}",
                     summary.source.name(),
@@ -1253,6 +1477,9 @@ impl Job {
         let Some(path) = &self.opts.dictionary else {
             return Err(Failure::new("-D", "no dictionary given"));
         };
+        if is_stdin_dictionary(path) {
+            return stdin_dictionary();
+        }
         let name = path.display().to_string();
         self.zstd_dictionary
             .get_or_init(|| {
@@ -1725,6 +1952,10 @@ fn threads_from_env(rep: &Reporter) -> usize {
 /// pipe, `/dev/stdin`, a file in `/proc`) is read to its end, keeping the
 /// last 64 KiB.
 fn load_dictionary(path: &Path) -> Result<Arc<[u8]>, Failure> {
+    if is_stdin_dictionary(path) {
+        let all = stdin_dictionary()?;
+        return Ok(all[all.len().saturating_sub(DICT_WINDOW as usize)..].into());
+    }
     let name = path.display().to_string();
     let fail = |e: io::Error| {
         Failure::new(
@@ -1752,6 +1983,33 @@ fn load_dictionary(path: &Path) -> Result<Arc<[u8]>, Failure> {
         file.seek(SeekFrom::Start(0)).map_err(fail)?;
     }
     Ok(last_bytes(file, DICT_WINDOW as usize).map_err(fail)?.into())
+}
+
+/// Whether `-D` names standard input: `-D stdin`, as in `lz4` (a file
+/// named `stdin` is `-D ./stdin`). The data must then come from a file.
+fn is_stdin_dictionary(path: &Path) -> bool {
+    path == Path::new("stdin")
+}
+
+/// The dictionary of `-D stdin`: all of standard input, read once.
+fn stdin_dictionary() -> Result<Arc<[u8]>, Failure> {
+    static READ: OnceLock<Result<Arc<[u8]>, String>> = OnceLock::new();
+    READ.get_or_init(|| {
+        if let Some(closed) = output::stdin_closed() {
+            return Err(closed.message);
+        }
+        if io::stdin().is_terminal() {
+            return Err("refusing to read a dictionary from a terminal (-D stdin)".into());
+        }
+        let mut all = Vec::new();
+        io::stdin()
+            .lock()
+            .read_to_end(&mut all)
+            .map(|_| Arc::from(all))
+            .map_err(|e| format!("cannot read dictionary: {}", super::report::describe_io(&e)))
+    })
+    .clone()
+    .map_err(|msg| Failure::new("stdin", msg))
 }
 
 /// The last `keep` bytes of everything `reader` yields, in memory bounded
@@ -1833,6 +2091,11 @@ fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
         let listing = match &input {
             Input::Stdin if io::stdin().is_terminal() => {
                 let f = Failure::new(&name, "refusing to read from a terminal");
+                rep.failure(&f);
+                ok = false;
+                continue;
+            }
+            Input::Stdin if let Some(f) = output::stdin_closed() => {
                 rep.failure(&f);
                 ok = false;
                 continue;
