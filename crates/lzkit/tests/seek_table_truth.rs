@@ -357,3 +357,157 @@ fn decode_all_holds_what_the_memory_limit_allows() {
     let ahead = w.seen.lock().unwrap().unwrap();
     assert!(ahead <= 3, "{ahead} entries read while the writer stalled");
 }
+
+/// A review's finding: an empty zstd frame followed by a frame of data,
+/// listed as one entry that decodes to nothing (the first frame's header
+/// says 0): `-d` wrote nothing and `-d --rm` deleted the source.
+#[test]
+fn an_empty_zstd_entry_that_holds_frames_is_refused() {
+    use lzkit_testkit::zstd_ref::{self, Settings};
+    let data = text(100_000, 5);
+    let empty = zstd_ref::compress(&[], &Settings::new(3), None);
+    let full = zstd_ref::compress(&data, &Settings::new(3), None);
+    let mut f = empty.clone();
+    f.extend_from_slice(&full);
+    let mut t = SeekTable::new(TableFormat::Zstd, false);
+    t.push_frame(0, f.len() as u32, 0, None).unwrap();
+    f.extend(t.to_bytes());
+    // Refused: the entry is decoded when the table is read, and gives
+    // more than nothing.
+    let e = SeekTable::read_from(&f[..], f.len() as u64).unwrap_err();
+    assert!(matches!(e, Error::Frame { index: 0, .. }), "{e}");
+    assert!(SeekableReader::open(&f[..]).is_err());
+    // An empty frame alone, and a skippable frame, are empty entries.
+    let mut ok = empty.clone();
+    let mut t = SeekTable::new(TableFormat::Zstd, false);
+    t.push_frame(0, empty.len() as u32, 0, None).unwrap();
+    let skip = lzkit_testkit::skippable_frame(3, b"abc");
+    t.push_frame(empty.len() as u64, skip.len() as u32, 0, None)
+        .unwrap();
+    ok.extend_from_slice(&skip);
+    ok.extend(t.to_bytes());
+    assert!(SeekTable::read_from(&ok[..], ok.len() as u64).is_ok());
+}
+
+/// A review's finding: block entries that disagree with their frame's
+/// header about block checksums (which moves every later block by four
+/// bytes), and a block entry at a frame's end mark (after which the frame
+/// stayed open), were accepted.
+#[test]
+fn block_entries_must_agree_with_their_frame() {
+    let data = text(600_000, 9);
+    let opts = FrameOptions::new()
+        .block_size(frame::BlockSize::Max64KB)
+        .block_mode(frame::BlockMode::Independent)
+        .block_checksum(true);
+    let file = frame::compress(&data, &opts);
+    let table = seekable::build_table(&file[..], file.len() as u64, false).unwrap();
+    assert!(table.len() > 5);
+    let mut f = file.clone();
+    f.extend(table.to_bytes());
+    assert!(SeekTable::read_from(&f[..], f.len() as u64).is_ok());
+    // Block 3 said to carry no checksum, four bytes shorter.
+    let lie = edited(&table, |i, mut e| {
+        if i == 3 {
+            e.kind = EntryKind::Lz4Block {
+                block_checksum: false,
+            };
+            e.compressed_size -= 4;
+        }
+        Some(e)
+    });
+    let bad = retabled(&f, &table, &lie);
+    let e = SeekTable::read_from(&bad[..], bad.len() as u64).unwrap_err();
+    assert!(e.to_string().contains("checksum"), "{e}");
+    // An entry at the end mark, decoding to nothing.
+    let last = *table.entries().last().unwrap();
+    let mut t = edited(&table, |_, e| Some(e));
+    t.push(
+        last.compressed_end(),
+        8,
+        0,
+        None,
+        EntryKind::Lz4Block {
+            block_checksum: true,
+        },
+    )
+    .unwrap();
+    let bad = retabled(&f, &table, &t);
+    let e = SeekTable::read_from(&bad[..], bad.len() as u64).unwrap_err();
+    assert!(e.to_string().contains("end mark"), "{e}");
+}
+
+/// A review's finding: `lzkit index` leaves out LZ4 frames that decode to
+/// nothing, and the table was then refused when such a frame held a block
+/// (a stored block of no bytes, as some encoders flush).
+#[test]
+fn a_table_may_leave_out_frames_whose_blocks_are_empty() {
+    let data = text(200_000, 2);
+    let opts = FrameOptions::new()
+        .block_size(frame::BlockSize::Max64KB)
+        .block_mode(frame::BlockMode::Independent);
+    let mut file = frame::compress(&data, &opts);
+    // A frame: header, a stored block of no bytes, the end mark.
+    let empty = frame::compress(&[], &FrameOptions::new().content_checksum(false));
+    let header = &empty[..empty.len() - 4];
+    file.extend_from_slice(header);
+    file.extend_from_slice(&0x8000_0000u32.to_le_bytes());
+    file.extend_from_slice(&0u32.to_le_bytes());
+    file.extend(frame::compress(&data[..50_000], &opts));
+    assert_eq!(
+        frame::decompress_with(&file, &Default::default())
+            .unwrap()
+            .len(),
+        250_000
+    );
+    let table = seekable::build_table(&file[..], file.len() as u64, true).unwrap();
+    file.extend(table.to_bytes());
+    let r = SeekableReader::open(&file[..]).unwrap();
+    let mut out = Vec::new();
+    r.decode_all(&mut out, 2).unwrap();
+    assert_eq!(&out[..200_000], &data[..]);
+}
+
+/// A review's finding: a table that understates one entry's size ends the
+/// content early, and a read past that end reported the end without
+/// checking anything.
+#[test]
+fn a_read_past_an_understated_end_is_an_error() {
+    let data = content();
+    let (file, table) = seekable_lz4(&data);
+    let t = edited(&table, |i, mut e| {
+        if i == 9 {
+            e.decompressed_size = 1;
+        }
+        Some(e)
+    });
+    let f = retabled(&file, &table, &t);
+    let r = SeekableReader::open(&f[..]).unwrap();
+    let past = r.len() + 10;
+    assert!(r.read_at(past, &mut [0u8; 10]).is_err());
+    assert!(r.copy_range(r.len() - 5, 100, &mut io::sink()).is_err());
+}
+
+/// A review's finding: an entry of 1 GiB of compressed bytes (plausible
+/// for its size) was read whole before anything was decoded, whatever
+/// the memory limit; entries over a quarter of the limit are decoded as
+/// they are read.
+#[test]
+fn entries_over_the_memory_limit_are_read_as_they_are_decoded() {
+    let comp: u32 = 1_140_000_000;
+    let mut t = SeekTable::new(TableFormat::Lz4, false);
+    t.push(0, comp, 1 << 30, None, EntryKind::Frame).unwrap();
+    let table = t.to_bytes();
+    let one = frame::compress(&[], &FrameOptions::new());
+    let src = Sparse {
+        len: u64::from(comp) + table.len() as u64,
+        head: one[..one.len() - 4].to_vec(),
+        tail: table,
+        read: AtomicU64::new(0),
+    };
+    let opts = ReaderOptions::new().memory_limit(64 << 20);
+    let r = SeekableReader::with_options(&src, opts).unwrap();
+    let e = r.read_at(0, &mut [0u8; 1]).unwrap_err();
+    assert!(!matches!(e, Error::OutOfMemory { .. }), "{e}");
+    assert!(src.read.load(Ordering::Relaxed) < 16 << 20);
+}

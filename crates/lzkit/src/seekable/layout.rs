@@ -40,13 +40,27 @@ fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
+/// The LZ4 frame whose blocks are entries, while the walk is inside it.
+#[derive(Clone, Copy)]
+struct OpenFrame {
+    /// It ends with a content checksum.
+    content_checksum: bool,
+    /// Its blocks carry checksums: every block entry of the frame must
+    /// say the same (the entry's size depends on it).
+    block_checksum: bool,
+}
+
+/// The most blocks of a frame the table leaves out that are walked (each
+/// is read): such a frame is empty, and empty frames of more blocks than
+/// this are not written by any encoder.
+const LEFT_OUT_BLOCKS_MAX: u32 = 1024;
+
 /// Where the walk through the bytes between entries is.
 struct Walk<'a, S: ?Sized> {
     src: &'a S,
     pos: u64,
-    /// An LZ4 frame whose blocks are entries is open: whether it ends with
-    /// a content checksum.
-    open: Option<bool>,
+    /// An LZ4 frame whose blocks are entries is open.
+    open: Option<OpenFrame>,
 }
 
 impl<S: ReadAt + ?Sized> Walk<'_, S> {
@@ -70,11 +84,22 @@ impl<S: ReadAt + ?Sized> Walk<'_, S> {
             Some((i, e)) => format!("entry {i} (byte {})", e.compressed_offset),
             None => "the table".to_string(),
         };
-        if let Some(content_checksum) = self.open {
-            if block_next.is_some() && self.pos == target {
-                // The next block of the same frame.
+        if let Some(open) = self.open {
+            if let Some(block_checksum) = block_next
+                && self.pos == target
+            {
+                // The next block of the same frame: its entry must say what
+                // the frame's header says of block checksums.
+                if block_checksum != open.block_checksum {
+                    return Err(bad(format!(
+                        "{} says its block {} a checksum; its frame's header says otherwise",
+                        what(),
+                        if block_checksum { "has" } else { "has no" }
+                    )));
+                }
                 return Ok(());
             }
+            let content_checksum = open.content_checksum;
             // The frame of the blocks before ends here: its end mark, then
             // its content checksum.
             if target < self.pos.saturating_add(4) || le32(&self.read::<4>(self.pos)?) != 0 {
@@ -131,17 +156,58 @@ impl<S: ReadAt + ?Sized> Walk<'_, S> {
                     )));
                 }
                 self.pos = after;
-                self.open = Some(h.content_checksum);
+                self.open = Some(OpenFrame {
+                    content_checksum: h.content_checksum,
+                    block_checksum: h.block_checksum,
+                });
                 return Ok(());
             }
-            // A frame no entry lists: it must be empty.
-            if after.saturating_add(4) > target || le32(&self.read::<4>(after)?) != 0 {
-                return Err(bad(format!(
+            // A frame no entry lists: it must be empty (its blocks, if any,
+            // decode to nothing).
+            let holds_data = || {
+                bad(format!(
                     "the table leaves out the LZ4 frame at byte {at}, which holds data (before {}): it does not describe this file (files put end to end?)",
                     what()
-                )));
+                ))
+            };
+            let trailer = if h.block_checksum { 4 } else { 0 };
+            let mut p = after;
+            let mut blocks = 0u32;
+            loop {
+                if p.saturating_add(4) > target {
+                    return Err(holds_data());
+                }
+                let word = le32(&self.read::<4>(p)?);
+                p += 4;
+                let len = match BlockHeader::parse(word, h.block_size.bytes())? {
+                    BlockHeader::End => break,
+                    BlockHeader::Data { len, stored } => {
+                        blocks += 1;
+                        if blocks > LEFT_OUT_BLOCKS_MAX || (stored && len > 0) {
+                            return Err(holds_data());
+                        }
+                        len
+                    }
+                };
+                if len > 0 {
+                    // A compressed block that must decode to nothing (a
+                    // few bytes at most).
+                    if len > 16 || p + len as u64 > target {
+                        return Err(holds_data());
+                    }
+                    let mut data = [0u8; 16];
+                    self.src.read_exact_at(&mut data[..len], p)?;
+                    let mut out = [0u8; 1];
+                    if !matches!(
+                        crate::lz4::block::decompress_into(&data[..len], &mut out),
+                        Ok(0)
+                    ) {
+                        return Err(holds_data());
+                    }
+                }
+                p += len as u64 + trailer;
             }
-            self.pos = after + 4 + if h.content_checksum { 4 } else { 0 };
+            self.pos = p + if h.content_checksum { 4 } else { 0 };
         }
         if self.pos != target {
             return Err(bad(format!(
@@ -206,11 +272,18 @@ fn check_empty<S: ReadAt + ?Sized>(
     comp: &mut Vec<u8>,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    if check_head(format, src, i, e)? == Some(0) && format == TableFormat::Zstd {
-        // A skippable frame, or a frame whose header says it is empty
-        // (which its decoding will check when it is decoded).
-        return Ok(());
+    check_head(format, src, i, e)?;
+    if format == TableFormat::Zstd {
+        let mut magic = [0u8; 4];
+        src.read_exact_at(&mut magic, e.compressed_offset)?;
+        if zstd::is_skippable_magic(le32(&magic)) {
+            // A skippable frame of exactly the entry's length (checked by
+            // `check_head`).
+            return Ok(());
+        }
     }
+    // Anything else is decoded: it must give nothing, and fill the entry
+    // (an empty frame followed by frames with data does not).
     if e.compressed_size > EMPTY_ENTRY_MAX {
         return Err(bad(format!(
             "entry {i} at byte {} decodes to nothing, the table says, yet takes {} bytes",
@@ -273,7 +346,9 @@ pub(crate) fn check_head<S: ReadAt + ?Sized>(
             }
             let (len, stored) = match BlockHeader::parse(le32(head), LZ4_BLOCK_MAX) {
                 Ok(BlockHeader::Data { len, stored }) => (len, stored),
-                Ok(BlockHeader::End) => (0, true),
+                Ok(BlockHeader::End) => {
+                    return Err(fail("a frame's end mark, not a block".into()));
+                }
                 Err(err) => return Err(fail(format!("{err}"))),
             };
             let whole = 4 + len as u64 + if block_checksum { 4 } else { 0 };

@@ -4,7 +4,7 @@ use super::layout::check_head;
 use super::scan;
 use super::source::{Locked, ReadAt};
 use super::table::SeekTable;
-use super::unit::{decode_piece, plausible_len, read_entry};
+use super::unit::{decode_piece, read_entry, streamed};
 use crate::error::{Error, Result};
 use crate::pool::effective_threads;
 use std::collections::BTreeMap;
@@ -258,10 +258,11 @@ impl<S: ReadAt> SeekableReader<S> {
         let format = self.table.format();
         let read = if checked {
             Ok(())
-        } else if u64::from(e.compressed_size) > plausible_len(e.decompressed_size) {
+        } else if streamed(e, self.stream_above()) {
             // Decoded as it is read (never held whole), then cached whole.
             let (verify, src) = (self.opts.verify, &self.src);
-            let decoded = read_entry(src, format, index, e, verify, &mut comp, &mut out);
+            let above = self.stream_above();
+            let decoded = read_entry(src, format, index, e, verify, above, &mut comp, &mut out);
             let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
             if cache.comp.len() < 2 {
                 cache.comp.push(comp);
@@ -319,6 +320,21 @@ impl<S: ReadAt> SeekableReader<S> {
         data
     }
 
+    /// Entries of more compressed bytes than this are decoded as they are
+    /// read, not read whole first: a quarter of the memory limit.
+    fn stream_above(&self) -> u64 {
+        self.opts.memory / 4
+    }
+
+    /// Check every entry against its frame's header (see
+    /// [`SeekableReader::check_heads`]): before a read reports the end.
+    fn check_all_heads(&self) -> Result<()> {
+        match self.table.len() {
+            0 => Ok(()),
+            n => self.check_heads(n - 1),
+        }
+    }
+
     /// Check entries up to `index` against their frames' headers (once
     /// each): the content of entry `index` is placed by the decoded sizes
     /// of those before it, which a crafted table could misstate.
@@ -351,6 +367,9 @@ impl<S: ReadAt> SeekableReader<S> {
         while done < buf.len() {
             let at = offset + done as u64;
             let Some(index) = self.table.find(at) else {
+                // The end of the content, as the table places it: every
+                // entry's size counts.
+                self.check_all_heads()?;
                 break;
             };
             self.check_heads(index)?;
@@ -371,9 +390,16 @@ impl<S: ReadAt> SeekableReader<S> {
     /// As [`SeekableReader::read_at`], and the writer's errors.
     pub fn copy_range<W: Write>(&self, offset: u64, len: u64, w: &mut W) -> Result<u64> {
         let end = offset.saturating_add(len).min(self.len());
+        if end < offset.saturating_add(len) {
+            // Cut at the end of the content, as the table places it.
+            self.check_all_heads()?;
+        }
         let mut at = offset;
         while at < end {
             let Some(index) = self.table.find(at) else {
+                // The end of the content, as the table places it: every
+                // entry's size counts.
+                self.check_all_heads()?;
                 break;
             };
             self.check_heads(index)?;
@@ -439,7 +465,7 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
                 let e = &entries[r.clone()];
                 let decoded: u64 = e.iter().map(|e| u64::from(e.decompressed_size)).sum();
                 let comp = e.iter().map(|e| u64::from(e.compressed_size)).max();
-                decoded + comp.unwrap_or(0).min(plausible_len(u32::MAX))
+                decoded + comp.unwrap_or(0).min(self.stream_above())
             })
             .collect();
         let limit = self.opts.memory;
@@ -461,8 +487,10 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
         let ready = Condvar::new();
         // Buffers go round: a fresh one costs a page fault per 4 KiB, about
         // as much as decoding into it.
-        let outs = Buffers::default();
-        let comps = Buffers::default();
+        // Each pool keeps at most an eighth of the limit in buffers (their
+        // capacity, which may be an earlier, larger entry's).
+        let outs = Buffers::new(limit / 8);
+        let comps = Buffers::new(limit / 8);
         let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
         // Whoever leaves early (an error, or a panic in the writer `w` or a
         // decoder) stops the others and wakes them, so nobody waits for
@@ -560,7 +588,8 @@ impl<S: ReadAt + Sync> SeekableReader<S> {
     fn decode_into(&self, i: usize, comp: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<()> {
         let e = &self.table.entries()[i];
         let format = self.table.format();
-        read_entry(&self.src, format, i, e, self.opts.verify, comp, out)
+        let above = self.stream_above();
+        read_entry(&self.src, format, i, e, self.opts.verify, above, comp, out)
     }
 }
 
@@ -591,24 +620,39 @@ struct Progress {
     stop: bool,
 }
 
-/// Buffers shared by the jobs of [`SeekableReader::decode_all`], for reuse.
-#[derive(Clone, Default)]
-struct Buffers(Arc<Mutex<Vec<Vec<u8>>>>);
+/// Buffers shared by the jobs of [`SeekableReader::decode_all`], for
+/// reuse, their capacities adding up to a budget at most.
+struct Buffers {
+    pool: Mutex<(Vec<Vec<u8>>, u64)>,
+    budget: u64,
+}
 
 impl Buffers {
-    /// A buffer: one used before, or a new one.
-    fn take(&self) -> Vec<u8> {
-        let mut all = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        all.pop().unwrap_or_default()
+    fn new(budget: u64) -> Self {
+        Buffers {
+            pool: Mutex::new((Vec::new(), 0)),
+            budget,
+        }
     }
 
-    /// Keep `buf` for a later job (a few at most). Its bytes stay: every
-    /// user overwrites what it keeps (a decoder's output is cut to what it
-    /// wrote), and writing over them costs no page faults.
+    /// A buffer: one used before, or a new one.
+    fn take(&self) -> Vec<u8> {
+        let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+        let buf = pool.0.pop().unwrap_or_default();
+        pool.1 -= buf.capacity() as u64;
+        buf
+    }
+
+    /// Keep `buf` for a later job (a few at most, within the budget). Its
+    /// bytes stay: every user overwrites what it keeps (a decoder's output
+    /// is cut to what it wrote), and writing over them costs no page
+    /// faults.
     fn give(&self, buf: Vec<u8>) {
-        let mut all = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if all.len() < 16 {
-            all.push(buf);
+        let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+        let cap = buf.capacity() as u64;
+        if pool.0.len() < 16 && pool.1 + cap <= self.budget {
+            pool.1 += cap;
+            pool.0.push(buf);
         }
     }
 }

@@ -486,9 +486,16 @@ pub(crate) fn decode_piece(
 /// the frame's header and checksums); an entry that takes more is read
 /// piece by piece as it is decoded, so that a size the table claims is
 /// never read or held before the data backs it.
-pub(crate) fn plausible_len(decoded: u32) -> u64 {
+fn plausible_len(decoded: u32) -> u64 {
     let d = u64::from(decoded);
     d + d / 16 + (64 << 10)
+}
+
+/// Whether entry `e` is decoded as it is read: larger than its decoded
+/// size makes plausible, or than `stream_above` bytes.
+pub(crate) fn streamed(e: &Entry, stream_above: u64) -> bool {
+    let c = u64::from(e.compressed_size);
+    c > plausible_len(e.decompressed_size) || c > stream_above
 }
 
 /// A `Read` that hashes what passes through it (an LZ4 entry's bytes, for
@@ -511,16 +518,19 @@ impl<R: Read> Read for Hashing<R> {
 /// checked against the table first (magic number, stated size); an entry
 /// that decodes to nothing was checked when the table was read and is not
 /// read again; an entry larger than its decoded size makes plausible is
-/// decoded as it is read (see [`plausible_len`]).
+/// decoded as it is read (see [`plausible_len`]), and so is one of more
+/// than `stream_above` bytes.
 ///
 /// # Errors
 /// As [`decode_entry`]; I/O errors of `src`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn read_entry<S: ReadAt + ?Sized>(
     src: &S,
     format: TableFormat,
     index: usize,
     e: &Entry,
     verify: bool,
+    stream_above: u64,
     comp: &mut Vec<u8>,
     out: &mut Vec<u8>,
 ) -> Result<()> {
@@ -529,7 +539,7 @@ pub(crate) fn read_entry<S: ReadAt + ?Sized>(
         return Ok(());
     }
     check_head(format, src, index, e)?;
-    if u64::from(e.compressed_size) <= plausible_len(e.decompressed_size) {
+    if !streamed(e, stream_above) {
         crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
         src.read_exact_at(comp, e.compressed_offset)?;
         return decode_entry(format, index, e, comp, verify, out);
