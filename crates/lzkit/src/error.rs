@@ -88,6 +88,17 @@ pub enum ZstdFault {
         /// How many bytes of history (output so far plus dictionary) were available.
         available: usize,
     },
+    /// A match offset beyond the frame's window (RFC 8878: a match
+    /// reaches at most Window_Size back, and the dictionary only while the
+    /// frame's output is no longer than the window). Every lzkit decoder
+    /// rejects it; libzstd's one-shot decoder accepts some (see the zstd
+    /// module's notes on deliberate differences).
+    OffsetBeyondWindow {
+        /// The offset decoded.
+        offset: usize,
+        /// The frame's window size.
+        window: usize,
+    },
     /// The decoded data does not fit in the output buffer.
     OutputTooSmall {
         /// Capacity of the output buffer.
@@ -112,6 +123,10 @@ impl fmt::Display for ZstdFault {
             ZstdFault::OffsetBeforeStart { offset, available } => write!(
                 f,
                 "match offset {offset} points before the start of the data ({available} bytes available)"
+            ),
+            ZstdFault::OffsetBeyondWindow { offset, window } => write!(
+                f,
+                "match offset {offset} reaches beyond the frame's window of {window} bytes"
             ),
             ZstdFault::OutputTooSmall { capacity } => {
                 write!(f, "decoded data does not fit in {capacity} bytes")
@@ -313,7 +328,7 @@ pub enum Error {
         what: &'static str,
     },
     /// The frame needs a dictionary that was not supplied, or a different one.
-    #[error("frame needs dictionary ID {dict_id:#010x}; supply it (CLI: -D FILE)")]
+    #[error("frame needs the dictionary with ID {dict_id:#010x}")]
     DictionaryRequired {
         /// The dictionary ID in the frame header.
         dict_id: u32,

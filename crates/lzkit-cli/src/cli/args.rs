@@ -50,9 +50,22 @@ impl OutFormat {
     }
 }
 
+/// Whose meanings the operands and options have, chosen by the name the
+/// command was called by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Personality {
+    /// `lzkit`, `lz4`, `unlz4`, `lz4cat`: lz4's (`IN OUT`, `-l` legacy).
+    Lz4,
+    /// `zstd`, `unzstd`, `zstdcat`, `zstdmt`: zstd's (every operand an
+    /// input, `-l` lists, zstd output by default).
+    Zstd,
+}
+
 /// Everything the command line asked for.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// Whose meanings apply (by the program's name).
+    pub personality: Personality,
     /// Operation.
     pub mode: Mode,
     /// Compression level from `-#`, `--fast`, `--best`; `None` means the
@@ -152,6 +165,7 @@ pub struct BenchRequest {
 impl Default for Options {
     fn default() -> Self {
         Options {
+            personality: Personality::Lz4,
             mode: Mode::Auto,
             level: None,
             format: OutFormat::Lz4,
@@ -209,7 +223,10 @@ pub enum Command {
 pub const MAX_THREADS: usize = 200;
 
 /// Options as set by the program name: `unlz4` decompresses, `lz4cat`
-/// decompresses every file to standard output.
+/// decompresses every file to standard output; `zstd`, `unzstd`,
+/// `zstdcat` and `zstdmt` take zstd's meanings ([`Personality::Zstd`]):
+/// every operand is an input, `-l` lists, compression writes zstd (level
+/// 3); `unzstd` is `zstd -d`, `zstdcat` `zstd -dcf`, `zstdmt` `zstd -T0`.
 pub fn defaults_for_program(argv0: Option<&OsStr>) -> Options {
     let mut opts = Options::default();
     let stem = argv0
@@ -224,6 +241,21 @@ pub fn defaults_for_program(argv0: Option<&OsStr>) -> Options {
             opts.stdout = true;
             opts.multiple = true;
             opts.pass_through = true;
+        }
+        Some(name @ ("zstd" | "unzstd" | "zstdcat" | "zstdmt")) => {
+            opts.personality = Personality::Zstd;
+            opts.format = OutFormat::Zstd;
+            opts.mode = Mode::Compress;
+            match name {
+                "unzstd" => opts.mode = Mode::Decompress,
+                "zstdcat" => {
+                    opts.mode = Mode::Decompress;
+                    opts.stdout = true;
+                    opts.pass_through = true;
+                }
+                "zstdmt" => opts.threads = Some(0),
+                _ => {}
+            }
         }
         _ => {}
     }
@@ -276,13 +308,21 @@ where
         Some((n, v)) => (n, Some(v.to_string())),
         None => (long, None),
     };
-    // Catch `--force=1` rather than ignore it.
-    if value.is_some() && !VALUED.contains(&name) {
-        return Err(format!("option --{name} takes no value"));
-    }
+    // Catch `--force=1` rather than ignore it (checked after the name, so
+    // that `--foo=1` is an unknown option).
+    let stray_value = value.is_some() && !VALUED.contains(&name);
+    let no_value = || format!("option --{name} takes no value");
     let value = match name {
         "threads" | "output" | "memory" | "format" if value.is_none() => {
-            rest.next().map(|v| v.to_string_lossy().into_owned())
+            match rest.next() {
+                // `--output -c`: an option where the file name should be.
+                Some(v) if name == "output" => Some(
+                    not_an_option(v, "--output needs a file name")?
+                        .to_string_lossy()
+                        .into_owned(),
+                ),
+                v => v.map(|v| v.to_string_lossy().into_owned()),
+            }
         }
         _ => value,
     };
@@ -398,9 +438,13 @@ where
         // changes how data is written, never what decodes, so ignoring it
         // is safe.
         "sparse" | "no-sparse" => {}
+        "help" | "version" if stray_value => return Err(no_value()),
         "help" => return Ok(Some(Command::LongHelp)),
         "version" => return Ok(Some(Command::Version)),
         _ => return Err(format!("unknown option --{name}")),
+    }
+    if stray_value {
+        return Err(no_value());
     }
     Ok(None)
 }
@@ -426,6 +470,9 @@ where
                 i += used - 1;
                 opts.level = Some(Level::saturating(n));
                 opts.zstd_level = Some(n.min(i32::MAX as u64) as i32);
+            }
+            b'B' | b'b' | b'e' | b'i' if opts.personality == Personality::Zstd => {
+                return Err(zstd_unsupported(c));
             }
             b'B' => {
                 let start = i;
@@ -463,6 +510,7 @@ where
             b'f' => opts.force = true,
             b'k' => opts.remove_source = false,
             b'm' => opts.multiple = true,
+            b'l' if opts.personality == Personality::Zstd => opts.mode = Mode::List,
             b'l' => opts.legacy = true,
             b'q' => opts.verbosity -= 1,
             b'v' => opts.verbosity += 1,
@@ -514,6 +562,18 @@ where
     Ok(None)
 }
 
+/// Why a zstd option with no lzkit counterpart is refused under the zstd
+/// personality (rather than read with lz4's meaning).
+fn zstd_unsupported(c: u8) -> String {
+    match c {
+        b'B' => "option -B# (zstd's job size) is not supported when called as zstd: lzkit chooses the job size (its output is the same for any -T)".to_string(),
+        _ => format!(
+            "option -{} (zstd's benchmark) is not supported when called as zstd: use lzkit bench --codec zstd",
+            c as char
+        ),
+    }
+}
+
 /// The file name of `-D` or `-o`: the rest of the cluster (`-Dfile`), or
 /// else the next argument; `missing` is the error without one.
 fn file_value<I>(attached: &str, rest: &mut I, missing: &str) -> Result<OsString, String>
@@ -521,10 +581,26 @@ where
     I: Iterator<Item = OsString>,
 {
     if attached.is_empty() {
-        rest.next().ok_or_else(|| format!("option {missing}"))
+        let next = rest.next().ok_or_else(|| format!("option {missing}"))?;
+        not_an_option(next, missing)
     } else {
         Ok(OsString::from(attached))
     }
+}
+
+/// `value`, the argument after an option that takes a file name, unless
+/// it is itself an option (`-o -c`): then an error, with how to name a
+/// file that starts with `-`. `-` alone (standard input or output) is a
+/// name.
+fn not_an_option(value: OsString, missing: &str) -> Result<OsString, String> {
+    let bytes = value.as_encoded_bytes();
+    if bytes.len() > 1 && bytes[0] == b'-' {
+        let shown = value.to_string_lossy();
+        return Err(format!(
+            "option {missing}, not an option ({shown}); write a file named so as ./{shown}"
+        ));
+    }
+    Ok(value)
 }
 
 /// The last number in a `-B` cluster (`-B4D` gives 4, `-B65536` 65536):
@@ -810,5 +886,48 @@ mod tests {
             defaults_for_program(Some(OsStr::new("lzkit"))).mode,
             Mode::Auto
         );
+        let z = defaults_for_program(Some(OsStr::new("/usr/local/bin/zstd")));
+        assert_eq!(
+            (z.personality, z.format, z.mode),
+            (Personality::Zstd, OutFormat::Zstd, Mode::Compress)
+        );
+        let cat = defaults_for_program(Some(OsStr::new("zstdcat")));
+        assert!(cat.stdout && cat.pass_through && cat.mode == Mode::Decompress);
+        assert_eq!(
+            defaults_for_program(Some(OsStr::new("unzstd"))).mode,
+            Mode::Decompress
+        );
+        assert_eq!(
+            defaults_for_program(Some(OsStr::new("zstdmt"))).threads,
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn zstd_meanings_of_short_options() {
+        let zstd = || defaults_for_program(Some(OsStr::new("zstd")));
+        let parsed = |args: &[&str]| parse(args.iter().map(OsString::from), zstd());
+        match parsed(&["-l", "a.zst"]) {
+            Ok(Command::Run(o)) => assert!(o.mode == Mode::List && !o.legacy),
+            other => panic!("{other:?}"),
+        }
+        assert!(parsed(&["-B1000000", "a"]).is_err());
+        assert!(parsed(&["-b1", "a"]).is_err());
+        // Under lz4's meanings, -l is the legacy format.
+        assert!(run(&["-l", "a"]).legacy);
+    }
+
+    #[test]
+    fn an_option_where_a_file_name_belongs() {
+        for args in [&["-o", "-c"][..], &["--output", "-c"], &["-D", "-9"]] {
+            let e = parse(args.iter().map(OsString::from), Options::default()).unwrap_err();
+            assert!(e.contains("not an option"), "{args:?}: {e}");
+        }
+        assert_eq!(run(&["-o", "-"]).output, Some(OsString::from("-")));
+        assert_eq!(run(&["-o", "./-c"]).output, Some(OsString::from("./-c")));
+        let e = parse(["--foo=1"].map(OsString::from), Options::default()).unwrap_err();
+        assert_eq!(e, "unknown option --foo");
+        let e = parse(["--help=1"].map(OsString::from), Options::default()).unwrap_err();
+        assert_eq!(e, "option --help takes no value");
     }
 }

@@ -147,6 +147,30 @@ pub fn mixed_codecs(e: &lzkit::Error) -> Option<String> {
     ))
 }
 
+/// If `e` is an unknown magic number after the first frame (a valid stream
+/// followed by bytes that are no frame), the one line that says so, as
+/// `lz4` says "Stream followed by undecodable data": where they start and,
+/// when the input's length is known, how many there are. Call it after
+/// [`mixed_codecs`], which names the other codec's frames.
+pub fn undecodable_tail(e: &lzkit::Error, input_len: Option<u64>) -> Option<String> {
+    let at = match *innermost(e) {
+        lzkit::Error::UnknownMagic { at, .. } if at > 0 => at,
+        lzkit::Error::ZstdFrame {
+            at,
+            fault: lzkit::ZstdFault::NotZstd { .. },
+        } if at > 0 => at,
+        _ => return None,
+    };
+    Some(match input_len.and_then(|len| len.checked_sub(at)) {
+        Some(n) if n > 0 => format!(
+            "{n} bytes of undecodable data after the last frame, at byte {at} (not a frame: no known magic number)"
+        ),
+        _ => format!(
+            "undecodable data after the last frame, at byte {at} (not a frame: no known magic number)"
+        ),
+    })
+}
+
 /// The `--memory` limit as a window log: the largest power of two within
 /// `memory` bytes (zstd windows are checked against a log), at least 1 KiB
 /// and at most what the format allows; zstd's default without one.

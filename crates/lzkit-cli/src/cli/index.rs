@@ -225,7 +225,8 @@ and zstd -d skip. Every frame is decoded once to build the table, so a
 corrupt file gets none.
 
 What can be indexed:
-  zstd files of several frames (zstd -B, zstd --adapt, concatenations): the
+  zstd files of several frames (pzstd's, concatenations: cat a.zst b.zst;
+    zstd itself writes one frame, whatever -B, -T or --adapt): the
     table is zstd's seekable format, which zstd's seekable library reads;
   LZ4 files of several frames, or of frames with independent blocks (lz4's
     default): entries then point at blocks inside a frame.

@@ -151,26 +151,16 @@ pub fn summary_line(name: &str, frames: &[FrameInfo]) -> String {
     )
 }
 
-/// The per-frame table of one file (`-v`).
+/// The per-frame table of one file (`-v`), in 80 columns: a line of
+/// sizes per frame, and under each LZ4 frame one of its settings.
 pub fn detailed(name: &str, frames: &[FrameInfo]) -> String {
     let mut out = String::new();
     let plural = if frames.len() == 1 { "" } else { "s" };
     let _ = writeln!(out, "{name}: {} frame{plural}", frames.len());
     let _ = writeln!(
         out,
-        "{:>6}  {:<14}  {:>12}  {:<5}  {:<7}  {:<11}  {:<13}  {:>10}  {:>8}  {:>14}  {:>14}  {:>7}",
-        "Frame",
-        "Type",
-        "Offset",
-        "Block",
-        "Size",
-        "Mode",
-        "Checksum",
-        "DictID",
-        "Blocks",
-        "Compressed",
-        "Uncompressed",
-        "Ratio"
+        "{:>5} {:<14} {:>11} {:<5} {:>6} {:>11} {:>12} {:>7}",
+        "Frame", "Type", "Offset", "Block", "Blocks", "Compressed", "Uncompressed", "Ratio"
     );
     for (i, f) in frames.iter().enumerate() {
         let (code, size, mode) = match (f.block_size, f.block_mode) {
@@ -185,30 +175,35 @@ pub fn detailed(name: &str, frames: &[FrameInfo]) -> String {
             _ if f.kind == FrameKind::Legacy => ("-".into(), "8 MiB".into(), "independent"),
             _ => ("-".into(), "-".into(), "-"),
         };
-        let dict = f
-            .dict_id
-            .map_or_else(|| "-".into(), |d| format!("{d:#010x}"));
         let decoded = f.content_size.map_or_else(|| "-".into(), |c| c.to_string());
         let _ = writeln!(
             out,
-            "{:>6}  {:<14}  {:>12}  {:<5}  {:<7}  {:<11}  {:<13}  {:>10}  {:>8}  {:>14}  {:>14}  {:>7}",
+            "{:>5} {:<14} {:>11} {:<5} {:>6} {:>11} {:>12} {:>7}",
             i + 1,
             kind_name(f.kind),
             f.offset,
             code,
-            size,
-            mode,
-            if f.kind == FrameKind::Standard {
-                checksums(f)
-            } else {
-                "-"
-            },
-            dict,
             f.blocks,
             f.compressed_size,
             decoded,
             ratio(f.compressed_size, f.content_size),
         );
+        match f.kind {
+            FrameKind::Standard => {
+                let dict = f
+                    .dict_id
+                    .map_or_else(|| "none".into(), |d| format!("{d:#010x}"));
+                let _ = writeln!(
+                    out,
+                    "      {size} {mode} blocks; checksums: {}; dictionary: {dict}",
+                    checksums(f)
+                );
+            }
+            FrameKind::Legacy => {
+                let _ = writeln!(out, "      {size} {mode} blocks");
+            }
+            _ => {}
+        }
     }
     out
 }
@@ -265,7 +260,8 @@ pub fn zstd_summary_line(name: &str, frames: &[zstd::FrameInfo]) -> String {
     )
 }
 
-/// The per-frame table of one zstd file (`-v`).
+/// The per-frame table of one zstd file (`-v`), in 80 columns: a line of
+/// sizes per frame, and under each zstd frame one of its settings.
 pub fn zstd_detailed(name: &str, frames: &[zstd::FrameInfo]) -> String {
     let mut out = String::new();
     let skips = frames
@@ -281,56 +277,45 @@ pub fn zstd_detailed(name: &str, frames: &[zstd::FrameInfo]) -> String {
     );
     let _ = writeln!(
         out,
-        "{:>6}  {:<20}  {:>12}  {:>12}  {:>10}  {:>8}  {:<14}  {:>14}  {:>14}  {:>7}",
-        "Frame",
-        "Type",
-        "Offset",
-        "Window",
-        "DictID",
-        "Blocks",
-        "Check",
-        "Compressed",
-        "Uncompressed",
-        "Ratio"
+        "{:>5} {:<20} {:>11} {:>6} {:>11} {:>12} {:>7}",
+        "Frame", "Type", "Offset", "Blocks", "Compressed", "Uncompressed", "Ratio"
     );
     for (i, f) in frames.iter().enumerate() {
-        let (kind, window, dict, blocks, check) = if f.kind == zstd::FrameKind::Zstd {
-            (
-                if f.single_segment {
-                    "ZstdFrame (single)".to_string()
-                } else {
-                    "ZstdFrame".to_string()
-                },
-                f.window_size.to_string(),
-                match f.dict_id {
-                    0 => "-".to_string(),
-                    id => id.to_string(),
-                },
-                f.blocks.to_string(),
-                f.checksum
-                    .map_or_else(|| "None".to_string(), |c| format!("XXH64 {c:08x}")),
-            )
-        } else {
-            let kind = match f.kind {
-                zstd::FrameKind::Skippable { magic } => format!("Skippable {magic:#x}"),
-                other => format!("{other:?}"),
-            };
-            (kind, "-".into(), "-".into(), "-".into(), "-".into())
+        let data = f.kind == zstd::FrameKind::Zstd;
+        let kind = match f.kind {
+            zstd::FrameKind::Zstd if f.single_segment => "ZstdFrame (single)".to_string(),
+            zstd::FrameKind::Zstd => "ZstdFrame".to_string(),
+            zstd::FrameKind::Skippable { magic } => format!("Skippable {magic:#x}"),
+            other => format!("{other:?}"),
         };
         let _ = writeln!(
             out,
-            "{:>6}  {:<20}  {:>12}  {:>12}  {:>10}  {:>8}  {:<14}  {:>14}  {:>14}  {:>7}",
+            "{:>5} {:<20} {:>11} {:>6} {:>11} {:>12} {:>7}",
             i + 1,
             kind,
             f.offset,
-            window,
-            dict,
-            blocks,
-            check,
+            if data {
+                f.blocks.to_string()
+            } else {
+                "-".into()
+            },
             f.compressed_size,
             f.content_size.map_or_else(|| "-".into(), |c| c.to_string()),
             zstd_ratio(f.compressed_size, f.content_size),
         );
+        if data {
+            let _ = writeln!(
+                out,
+                "      window {}; check: {}; dictionary: {}",
+                f.window_size,
+                f.checksum
+                    .map_or_else(|| "None".to_string(), |c| format!("XXH64 {c:08x}")),
+                match f.dict_id {
+                    0 => "none".to_string(),
+                    id => id.to_string(),
+                },
+            );
+        }
     }
     out
 }
@@ -388,6 +373,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("SkippableFrame"), "{text}");
+        assert!(text.lines().all(|l| l.len() <= 80), "{text}");
     }
 
     /// The frames of a zstd stream: a frame with a checksum, a skippable
@@ -423,6 +409,7 @@ mod tests {
             text.contains("XXH64 ") && text.contains("Skippable 0x184d2a50"),
             "{text}"
         );
+        assert!(text.lines().all(|l| l.len() <= 80), "{text}");
     }
 
     #[test]

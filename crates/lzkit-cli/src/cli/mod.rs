@@ -17,6 +17,7 @@ mod formats;
 mod index;
 mod list;
 mod output;
+mod personality;
 mod probe;
 mod progress;
 mod recompress;
@@ -63,7 +64,7 @@ pub fn main() -> ExitCode {
     let defaults = args::defaults_for_program(argv0.as_deref());
     match args::parse(rest, defaults) {
         Ok(Command::Run(opts)) if opts.bench.as_ref().is_some_and(|b| b.active) => {
-            bench::main(bench_arguments(&opts))
+            bench::levels::main(&opts)
         }
         Ok(Command::Run(opts)) => match run::run(*opts) {
             run::Outcome::Success => ExitCode::SUCCESS,
@@ -96,39 +97,6 @@ fn print_stdout(text: &str) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
-}
-
-/// lz4's benchmark options (`-b#`, `-e#`, `-i#`, `-B#`) as arguments of
-/// `lzkit bench --compress`: levels `-b` to `-e` (lz4's defaults: level 1,
-/// and `-e` the same as `-b`), `-i` timed rounds, files cut into `-B`
-/// blocks (a code 4-7 or a size in bytes).
-fn bench_arguments(opts: &args::Options) -> Vec<OsString> {
-    let req = opts.bench.clone().unwrap_or_default();
-    let clamp = |n: u64| lzkit::lz4::Level::saturating(n).get();
-    let set = opts.level.map(|l| l.get()).filter(|&l| l > 0);
-    let begin = clamp(req.begin.or(set.map(|l| l as u64)).unwrap_or(1).max(1));
-    let end = clamp(req.end.unwrap_or(0)).max(begin);
-    let mut out: Vec<OsString> = vec![
-        "--compress".into(),
-        format!("-b{begin}").into(),
-        format!("-e{end}").into(),
-    ];
-    if let Some(rounds) = req.rounds {
-        out.push(format!("-i{}", rounds.max(1)).into());
-    }
-    if let Some(n) = opts.block_arg {
-        let bytes = match n {
-            4..=7 => 1u64 << (8 + 2 * n),
-            n => n,
-        };
-        out.push(format!("-B{bytes}").into());
-    }
-    if opts.verbosity < 2 {
-        out.push("-q".into());
-    }
-    out.push("--".into());
-    out.extend(opts.files.iter().cloned());
-    out
 }
 
 /// `-h`.
@@ -226,7 +194,8 @@ zstd compression (libzstd; decoding is lzkit's own):
   zstd dictionary or raw content; -T# sets libzstd's workers.
 
 Benchmark (lz4's): -b# first level (default 1), -e# last level, -i# timed
-rounds, -B# block size (4-7 or bytes); FILEs or a built-in corpus.
+rounds, -B# block size (4-7 or bytes; default: each file one block, as lz4);
+one line per level: sizes, ratio, compression and decompression MB/s.
 ",
         version = env!("CARGO_PKG_VERSION")
     )
@@ -242,6 +211,15 @@ Details:
   -- are file names. --threads N is --threads=N.
   --sparse and --no-sparse are accepted and ignored.
   Invoked as unlz4 it decompresses; as lz4cat it is lzkit -dcfm.
+  Invoked as zstd (a link named so) it takes zstd's meanings: every name is
+  an input (-o names the output), -l lists, output is zstd (level 3) to
+  FILE.zst; unzstd is zstd -d, zstdcat zstd -dcf, zstdmt zstd -T0. zstd's
+  -B# (job size) and -b (its benchmark) are refused there.
+  As lz4, the second name is the output: with -f, one that holds compressed
+  data of another format, is named .lz4 or .zst for another format, or gets
+  --zstd output under a name without .zst is refused (zstd's two inputs).
+  Input of known size gets the smallest block size that holds it (-B is a
+  maximum), as lz4 does.
   Without -z or -d, inputs named *.lz4 are decompressed and others
   compressed; inputs of both kinds in one run are an error (say -d or -z).
   With -r, directories are walked (symbolic links are not followed): files

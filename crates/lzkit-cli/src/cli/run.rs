@@ -130,6 +130,7 @@ pub fn run(opts: Options) -> Outcome {
 
     // Which names are inputs, and whether the last one names the output.
     let all_inputs = matches!(opts.mode, Mode::Test | Mode::List)
+        || opts.personality == super::args::Personality::Zstd
         || opts.multiple
         || opts.stdout
         || opts.output.is_some();
@@ -172,6 +173,14 @@ pub fn run(opts: Options) -> Outcome {
             return Outcome::Failure;
         }
     };
+    // `IN OUT` where OUT reads as a second input that -f would destroy.
+    if !all_inputs
+        && files.len() == 2
+        && let Err(msg) = super::personality::check_operand_output(&opts, mode, &files[1])
+    {
+        rep.error(msg);
+        return Outcome::Failure;
+    }
 
     let single = !opts.multiple && inputs.len() == 1;
     let job = match Job::new(opts, rep, mode, single) {
@@ -1145,6 +1154,14 @@ impl Job {
             frame.content_size = size;
             reader = rest;
         }
+        // As lz4: the smallest block size that holds an input of known
+        // size, never above the one asked for (-B is a maximum), so that
+        // decoders allocate less.
+        if !frame.legacy
+            && let Some(size) = frame.content_size.or(meta.map(Metadata::len))
+        {
+            frame.block_size = fitted_block_size(frame.block_size, size);
+        }
         self.rep.detail(describe_frame(in_name, &frame));
 
         // The encoder reports plain I/O errors for its writer (the output)
@@ -1615,12 +1632,23 @@ impl Job {
     }
 
     /// A decoding error, with a hint when a dictionary is the likely cause:
-    /// data that refers to bytes before its start was compressed with one,
-    /// and a checksum that fails while one is given may be the wrong one.
+    /// a frame that names a dictionary ID needs `-D` (the one hint without
+    /// `-D`: a corrupt frame that names none gets no guess), and data that
+    /// refers to bytes before its start, or a checksum that fails, while
+    /// one is given may be the wrong one.
     /// Frames of both codecs in one file, and a zstd window above
     /// `--memory`, get a message of their own.
     fn decode_failure(&self, in_name: &str, e: lzkit::Error) -> Failure {
         if let Some(msg) = formats::mixed_codecs(&e).or_else(|| formats::window_too_large(&e)) {
+            return Failure::new(in_name, msg);
+        }
+        // The input's length, to count the bytes after the last frame.
+        let len = (in_name != "stdin")
+            .then(|| fs::metadata(in_name).ok())
+            .flatten()
+            .filter(Metadata::is_file)
+            .map(|m| m.len());
+        if let Some(msg) = formats::undecodable_tail(&e, len) {
             return Failure::new(in_name, msg);
         }
         let inner = formats::innermost(&e);
@@ -1647,9 +1675,6 @@ impl Job {
                 " (the dictionary {} is another one)",
                 d.display()
             )),
-            (None, true, _) => f
-                .message
-                .push_str(" (the data refers to bytes before its start: was it compressed with a dictionary? give it with -D FILE)"),
             (Some(d), true, _) | (Some(d), _, true) => f.message.push_str(&format!(
                 " (was it compressed with the dictionary {}? a different dictionary decodes to wrong data)",
                 d.display()
@@ -1812,8 +1837,27 @@ fn check_format_options(opts: &Options) -> Result<(), Failure> {
     }
 }
 
-/// libzstd worker threads for `threads` (0: one per core); 1 means the
-/// calling thread.
+/// The smallest LZ4 block size of at least `size` bytes, but not above
+/// `requested` (what `lz4` writes for an input of known size).
+fn fitted_block_size(
+    requested: lzkit::lz4::frame::BlockSize,
+    size: u64,
+) -> lzkit::lz4::frame::BlockSize {
+    use lzkit::lz4::frame::BlockSize;
+    [
+        BlockSize::Max64KB,
+        BlockSize::Max256KB,
+        BlockSize::Max1MB,
+        BlockSize::Max4MB,
+    ]
+    .into_iter()
+    .find(|bs| bs.bytes() as u64 >= size || *bs == requested)
+    .unwrap_or(requested)
+}
+
+/// libzstd worker threads for `threads` (0: one per core), at least 1:
+/// libzstd's multithreaded mode, whose bytes are the same for any count
+/// (as `zstd -T#`), so the output does not depend on the machine.
 fn zstd_workers(threads: usize) -> u32 {
     effective_threads(threads).min(MAX_THREADS) as u32
 }

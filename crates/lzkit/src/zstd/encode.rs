@@ -69,8 +69,8 @@ impl Default for EncodeOptions {
 }
 
 impl EncodeOptions {
-    /// Level 3 (zstd's default), a content checksum, one thread, no long
-    /// mode, no dictionary, no content size.
+    /// Level 3 (zstd's default), a content checksum, the single-threaded
+    /// mode (`workers(0)`), no long mode, no dictionary, no content size.
     pub const fn new() -> Self {
         EncodeOptions {
             level: 3,
@@ -129,9 +129,13 @@ impl EncodeOptions {
         self
     }
 
-    /// libzstd worker threads (`zstd -T#`); 0 or 1: compress on the
-    /// calling thread (default). Output differs from single-threaded
-    /// output, and is the same for any number of workers of 2 or more.
+    /// libzstd worker threads (`zstd -T#`). 1 or more: libzstd's
+    /// multithreaded mode, whose output is the same for any number of
+    /// workers (jobs are cut the same way; 1 compresses on one worker
+    /// thread), as `zstd -T#` writes the same bytes for any `#`. 0
+    /// (default): libzstd's single-threaded mode, on the calling thread
+    /// (`zstd --single-thread`), whose output differs from the
+    /// multithreaded mode's on inputs above 512 KiB or of unknown size.
     pub const fn workers(mut self, n: u32) -> Self {
         self.workers = n;
         self
@@ -194,7 +198,9 @@ impl<W: Write> Encoder<W> {
                 .window_log(log)
                 .map_err(|e| setting(&format!("window log {log} (10 to 31)"), e))?;
         }
-        if opts.workers > 1 {
+        // Every count of workers from 1 up writes the same bytes (also the
+        // job tuning below): only the single-threaded mode (0) differs.
+        if opts.workers >= 1 {
             inner
                 .multithread(opts.workers)
                 .map_err(|e| setting("the worker threads", e))?;
@@ -307,6 +313,32 @@ mod tests {
         let mut dec = crate::zstd::Decoder::new().with_dictionary(d);
         assert_eq!(dec.decompress(&frame).unwrap(), data);
         assert!(crate::zstd::decompress(&frame).is_err());
+    }
+
+    #[test]
+    fn output_is_the_same_for_any_number_of_workers() {
+        // Streamed in pieces, as the command writes, and larger than a
+        // job (8 MiB at level 3), where one worker and several could cut
+        // the input differently.
+        let data: Vec<u8> = (0u32..2_500_000)
+            .flat_map(|i| (i.wrapping_mul(2_654_435_761) >> 22).to_le_bytes())
+            .collect();
+        let streamed = |opts: &EncodeOptions| {
+            let mut enc = Encoder::new(Vec::new(), opts).unwrap();
+            for piece in data.chunks(128 << 10) {
+                enc.write_all(piece).unwrap();
+            }
+            enc.finish().unwrap()
+        };
+        for level in [3, 16] {
+            let opts = EncodeOptions::new().level(level);
+            let one = streamed(&opts.clone().workers(1));
+            for n in [2, 3] {
+                let many = streamed(&opts.clone().workers(n));
+                assert!(one == many, "level {level}: 1 and {n} workers differ");
+            }
+            assert_eq!(crate::zstd::decompress(&one).unwrap(), data);
+        }
     }
 
     #[test]

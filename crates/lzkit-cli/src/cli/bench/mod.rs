@@ -19,6 +19,8 @@ mod codec;
 mod compress;
 mod corpus;
 mod frame;
+// `lzkit -b# -e#`: lz4's benchmark.
+pub(super) mod levels;
 mod measure;
 mod modes;
 mod options;
