@@ -39,23 +39,52 @@ struct Input {
     buf: PyBuffer<u8>,
 }
 
+/// `obj`'s memory as bytes, whatever its items (a NumPy array of uint32 or
+/// float64: `itemsize * len` bytes), without a copy. Refused with
+/// ValueError if not C-contiguous (as python-lz4 refuses it), or if
+/// `writable` and the object is read-only; TypeError for an object without
+/// the buffer protocol.
+fn byte_buffer(obj: &Bound<'_, PyAny>, writable: bool, what: &str) -> PyResult<PyBuffer<u8>> {
+    let buf = match PyBuffer::<u8>::get(obj) {
+        Ok(buf) => buf,
+        // Items of another type: its bytes, through a memoryview cast to
+        // bytes (no copy; the cast keeps the exporter's memory held and
+        // its writability), once it is known to be contiguous (a cast of
+        // a strided view fails with a less helpful TypeError).
+        Err(e) => {
+            let view = pyo3::types::PyMemoryView::from(obj).map_err(|_| e)?;
+            if !view.getattr("c_contiguous")?.is_truthy()? {
+                return Err(not_contiguous(writable, what));
+            }
+            PyBuffer::<u8>::get(&view.call_method1("cast", ("B",))?)?
+        }
+    };
+    if !buf.is_c_contiguous() {
+        return Err(not_contiguous(writable, what));
+    }
+    if writable && buf.readonly() {
+        return Err(not_contiguous(writable, what));
+    }
+    Ok(buf)
+}
+
+fn not_contiguous(writable: bool, what: &str) -> PyErr {
+    if writable {
+        PyValueError::new_err(format!(
+            "{what} must be a writable, C-contiguous buffer (a bytearray, a writable memoryview, a contiguous array of any dtype)"
+        ))
+    } else {
+        PyValueError::new_err(
+            "the buffer is not C-contiguous: pass bytes, bytearray or a contiguous array",
+        )
+    }
+}
+
 impl Input {
     fn get(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
-        let buf = match PyBuffer::<u8>::get(obj) {
-            Ok(buf) => buf,
-            // Items of another type (a NumPy array of uint32): its bytes,
-            // through a memoryview cast to bytes (no copy).
-            Err(_) => {
-                let view = pyo3::types::PyMemoryView::from(obj)?;
-                PyBuffer::<u8>::get(&view.call_method1("cast", ("B",))?)?
-            }
-        };
-        if !buf.is_c_contiguous() {
-            return Err(PyValueError::new_err(
-                "the buffer is not C-contiguous: pass bytes, bytearray or a contiguous array",
-            ));
-        }
-        Ok(Input { buf })
+        Ok(Input {
+            buf: byte_buffer(obj, false, "the input")?,
+        })
     }
 
     /// The bytes. Valid while `self` is held: the exporter cannot free or
@@ -73,7 +102,7 @@ impl Input {
 }
 
 /// A writable, C-contiguous byte buffer of a Python object (a bytearray,
-/// a NumPy array, a writable memoryview), held for the call.
+/// a NumPy array of any dtype, a writable memoryview), held for the call.
 struct OutBuf {
     buf: PyBuffer<u8>,
 }
@@ -82,13 +111,9 @@ impl OutBuf {
     /// `obj`'s buffer, refused if read-only, not contiguous, or sharing
     /// memory with `src` (a decoder may not read what it writes).
     fn get(obj: &Bound<'_, PyAny>, what: &str, src: &[u8]) -> PyResult<OutBuf> {
-        let buf = PyBuffer::<u8>::get(obj)?;
-        if buf.readonly() || !buf.is_c_contiguous() {
-            return Err(PyValueError::new_err(format!(
-                "{what} must be a writable, C-contiguous buffer"
-            )));
-        }
-        let out = OutBuf { buf };
+        let out = OutBuf {
+            buf: byte_buffer(obj, true, what)?,
+        };
         let (start, end) = (
             out.buf.buf_ptr() as usize,
             out.buf.buf_ptr() as usize + out.len(),
@@ -378,14 +403,14 @@ fn frame_decompress(
     let src = Input::get(data)?;
     let all = src.bytes();
     // A frame that says its size is decoded straight into the object
-    // returned (never larger than its blocks can produce: a size in a
-    // header is a claim).
+    // returned, if its blocks can produce that much (a size in a header
+    // is a claim: a larger one is decoded as the blocks grow, to its
+    // content-size error, never allocated).
     let exact = frame::read_header(all).ok().and_then(|h| {
-        let bound = all.len().saturating_mul(255);
         h.content_size
             .filter(|_| h.kind == frame::FrameKind::Standard && h.dict_id.is_none() && threads <= 1)
             .and_then(|n| usize::try_from(n).ok())
-            .filter(|&n| n <= bound)
+            .filter(|&n| n <= lz4_blocks_bound(all, &h))
     });
     let (out, used) = match exact {
         Some(size) => {
@@ -416,6 +441,35 @@ fn frame_decompress(
     } else {
         Ok(out)
     }
+}
+
+/// The most the blocks of the LZ4 frame at the start of `src` (header
+/// `h`, from [`frame::read_header`]) can decode to, from their block
+/// headers alone: a stored block its length, a compressed block at most
+/// 255 bytes per byte, each at most the block maximum. Blocks cut short
+/// count only the bytes there.
+fn lz4_blocks_bound(src: &[u8], h: &frame::FrameInfo) -> usize {
+    const STORED: u32 = 1 << 31;
+    let block_max = h.block_size.unwrap_or(BlockSize::Max4MB).bytes();
+    let trailer = if h.block_checksum { 4 } else { 0 };
+    let mut pos = usize::try_from(h.compressed_size).unwrap_or(usize::MAX);
+    let mut most = 0usize;
+    while let Some(word) = src.get(pos..pos.saturating_add(4)) {
+        let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+        let len = (word & !STORED) as usize;
+        if word == 0 || len > block_max {
+            break;
+        }
+        let there = len.min(src.len() - pos - 4);
+        let produces = if word & STORED != 0 {
+            there
+        } else {
+            there.saturating_mul(255).saturating_add(24)
+        };
+        most = most.saturating_add(produces.min(block_max));
+        pos = pos.saturating_add(4 + len + trailer);
+    }
+    most
 }
 
 /// `lz4.frame.get_frame_info`: what the frame header says.
@@ -743,8 +797,15 @@ impl Reader {
     }
 }
 
-/// `lzkit.zstd.decompress`: every frame of `data`; with `max_output_size`
-/// (> 0), more output than that is an error.
+/// `lzkit.zstd.decompress` and `ZstdDecompressor.decompress`: every frame
+/// of `data`, as python-zstandard's `decompress` decides the size: frames
+/// that state their content sizes are decoded straight into the `bytes`
+/// returned, of that size (a claim the frames' blocks could not produce is
+/// never allocated: such data is decoded as it grows, to its error); if a
+/// frame states none, `max_output_size` (> 0) is required ("could not
+/// determine content size in frame header" otherwise) and is the most it
+/// may decode to. With `max_output_size`, more output than that is always
+/// an error.
 #[pyfunction]
 #[pyo3(signature = (data, max_output_size=0))]
 fn zstd_decompress(
@@ -753,21 +814,137 @@ fn zstd_decompress(
     max_output_size: usize,
 ) -> PyResult<Py<PyBytes>> {
     let src = Input::get(data)?;
-    let out = py
-        .allow_threads(|| {
-            if max_output_size > 0 {
-                // A limit, not a size: zeroed lazily (calloc), so a
-                // generous one costs only what is written.
-                let mut out = vec![0u8; max_output_size];
-                let n = lzkit::zstd::decompress_into(src.bytes(), &mut out)?;
-                out.truncate(n);
-                Ok(out)
-            } else {
-                lzkit::zstd::decompress(src.bytes())
+    let all = src.bytes();
+    let zstd_err = |e: lzkit::Error| ZstdError::new_err(e.to_string());
+    let decode_into = |buf: &mut [u8]| -> PyResult<usize> {
+        py.allow_threads(|| lzkit::zstd::decompress_into(all, buf))
+            .map_err(zstd_err)
+    };
+    let declared = py.allow_threads(|| Declared::of(all));
+    match declared {
+        Some(Declared {
+            content: Some(size),
+            most,
+        }) => {
+            if max_output_size > 0 && size > max_output_size as u64 {
+                return Err(ZstdError::new_err(format!(
+                    "decompression error: the frames' content size is {size} bytes, over max_output_size ({max_output_size})"
+                )));
             }
-        })
-        .map_err(|e: lzkit::Error| ZstdError::new_err(e.to_string()))?;
-    Ok(PyBytes::new(py, &out).unbind())
+            match usize::try_from(size) {
+                // Exactly that size, decoded in place.
+                Ok(size) if size as u64 <= most => {
+                    let mut written = 0;
+                    let out = PyBytes::new_with(py, size, |buf| {
+                        written = decode_into(buf)?;
+                        Ok(())
+                    })?;
+                    if written != size {
+                        return Err(ZstdError::new_err(format!(
+                            "decompression error: decoded {written} bytes; the frames say {size}"
+                        )));
+                    }
+                    Ok(out.unbind())
+                }
+                // More than the blocks can produce: decoded as the data
+                // grows (memory follows the data, not the claim), which
+                // ends in the decoder's verdict (a content-size mismatch).
+                _ => {
+                    let out = py
+                        .allow_threads(|| lzkit::zstd::decompress(all))
+                        .map_err(zstd_err)?;
+                    Ok(PyBytes::new(py, &out).unbind())
+                }
+            }
+        }
+        Some(Declared {
+            content: None,
+            most,
+        }) => {
+            if max_output_size == 0 {
+                return Err(ZstdError::new_err(
+                    "could not determine content size in frame header: pass max_output_size (the most bytes it may decode to), or read it with stream_reader()",
+                ));
+            }
+            // At most the limit, and never more than the blocks can
+            // produce; shrunk to what was decoded.
+            let cap = usize::try_from(most).map_or(max_output_size, |m| m.min(max_output_size));
+            bytes_up_to(py, cap, decode_into)
+        }
+        // Not well-formed frames: the decoder's verdict, its output
+        // growing with the data.
+        None => {
+            let out = py
+                .allow_threads(|| lzkit::zstd::decompress(all))
+                .map_err(zstd_err)?;
+            if max_output_size > 0 && out.len() > max_output_size {
+                return Err(ZstdError::new_err(format!(
+                    "decompression error: more than max_output_size ({max_output_size}) bytes"
+                )));
+            }
+            Ok(PyBytes::new(py, &out).unbind())
+        }
+    }
+}
+
+/// What the headers of a buffer's zstd frames say, read without decoding.
+struct Declared {
+    /// The sum of the frames' content sizes, if every frame states one.
+    content: Option<u64>,
+    /// The most the frames' blocks can decode to (each block at most the
+    /// frame's block maximum).
+    most: u64,
+}
+
+impl Declared {
+    /// None if the frames are not well-formed (the decoder says why).
+    fn of(src: &[u8]) -> Option<Declared> {
+        let frames = lzkit::zstd::list_frames(src).ok()?;
+        let mut content = Some(0u64);
+        let mut most = 0u64;
+        for f in frames
+            .iter()
+            .filter(|f| f.kind == lzkit::zstd::FrameKind::Zstd)
+        {
+            content = content
+                .zip(f.content_size)
+                .map(|(a, b)| a.saturating_add(b));
+            let block_max = f.window_size.min(lzkit::zstd::BLOCK_SIZE_MAX as u64);
+            most = most.saturating_add(f.blocks.saturating_mul(block_max));
+        }
+        Some(Declared { content, most })
+    }
+}
+
+/// A `bytes` object of at most `cap` bytes that `fill` writes (returning
+/// how many): decoded in place, then shrunk to that length (no copy of
+/// the content).
+fn bytes_up_to(
+    py: Python<'_>,
+    cap: usize,
+    fill: impl FnOnce(&mut [u8]) -> PyResult<usize>,
+) -> PyResult<Py<PyBytes>> {
+    let mut written = 0;
+    let out = PyBytes::new_with(py, cap, |buf| {
+        written = fill(buf)?;
+        Ok(())
+    })?;
+    if written == cap {
+        return Ok(out.unbind());
+    }
+    let mut ptr = out.into_ptr();
+    // SAFETY: `ptr` is a new `bytes` object this function alone refers
+    // to (its only reference, taken from `out`), as `_PyBytes_Resize`
+    // requires; on failure it releases the object and sets `ptr` to NULL
+    // with an exception set.
+    unsafe {
+        if pyo3::ffi::_PyBytes_Resize(&mut ptr, written as pyo3::ffi::Py_ssize_t) != 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(Bound::from_owned_ptr(py, ptr)
+            .downcast_into_unchecked::<PyBytes>()
+            .unbind())
+    }
 }
 
 /// `lzkit.zstd.compress` (libzstd): one frame, its size in the header.
@@ -846,9 +1023,12 @@ impl BlockDecoder {
 /// LZMA) and write its content to `dst` as `to` ("lz4" or "zstd") at
 /// `level` (None: the format's default), `seekable` chunks if not 0, on
 /// `threads` threads (0: all cores; 1: decoding and encoding on the
-/// calling thread); the
-/// output is written under a temporary name and renamed when complete (and,
-/// with `verify`, decoded again and compared). Returns the summary.
+/// calling thread). The output is written under a random hidden name in
+/// `dst`'s directory, created exclusively (never through a link planted
+/// there), and renamed over `dst` when complete (and, with `verify`,
+/// decoded again and compared); on failure it is removed. A `dst` that is
+/// `src` (the same file, also through a link) is refused. Returns the
+/// summary.
 #[pyfunction]
 #[pyo3(signature = (src, dst, to="zstd", level=None, threads=0, verify=true, seekable=0))]
 #[allow(clippy::too_many_arguments)]
@@ -888,47 +1068,103 @@ fn recompress_file<'py>(
     let opts = RecompressOptions::new(target)
         .verify(verify)
         .serial(threads == 1);
-    let tmp = temporary_name(&dst);
     let result = py.allow_threads(|| -> Result<lzkit::recompress::Summary, String> {
         let input = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
-        let output = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        let output = std::io::BufWriter::with_capacity(1 << 20, output);
+        refuse_same_file(&src, &input, &dst)?;
+        let tmp = temporary_for(&dst)?;
+        let output = std::io::BufWriter::with_capacity(1 << 20, tmp);
         let done = lzkit::recompress::recompress(
             io::BufReader::with_capacity(1 << 20, input),
             output,
             &opts,
         );
-        let summary = match done {
+        // On any error `tmp` is dropped, which deletes it.
+        let (tmp, summary) = match done {
             Ok((w, summary)) => {
-                let file = w
+                let tmp = w
                     .into_inner()
                     .map_err(|e| format!("{}: {}", dst.display(), e.error()))?;
-                file.sync_all()
+                tmp.as_file()
+                    .sync_all()
                     .map_err(|e| format!("{}: {e}", dst.display()))?;
-                summary
+                (tmp, summary)
             }
             Err(RecompressError::Input(e)) => return Err(format!("{}: {e}", src.display())),
             Err(RecompressError::Output(e)) => return Err(format!("{}: {e}", dst.display())),
         };
-        std::fs::rename(&tmp, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        persist(tmp, &dst)?;
         Ok(summary)
     });
-    let summary = match result {
-        Ok(s) => s,
-        Err(msg) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(PyRuntimeError::new_err(msg));
-        }
-    };
+    let summary = result.map_err(PyRuntimeError::new_err)?;
     summary_dict(py, &summary)
 }
 
-/// The name an output is written under until it is complete (then renamed
-/// to `dst`).
-fn temporary_name(dst: &std::path::Path) -> std::path::PathBuf {
-    let mut name = dst.as_os_str().to_owned();
-    name.push(format!(".lzkit-tmp-{}", std::process::id()));
-    std::path::PathBuf::from(name)
+/// A new, empty temporary file in the directory of `dst` (so that the
+/// final rename stays on one file system), as the command makes them: a
+/// random hidden name (`.lzkit-XXXXXX.tmp`), created exclusively
+/// (`O_CREAT | O_EXCL`: never through a link planted at its name), mode
+/// 0666 less the umask; deleted when dropped unless [`persist`]ed.
+pub(crate) fn temporary_for(dst: &std::path::Path) -> Result<tempfile::NamedTempFile, String> {
+    let dir = match dst.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".lzkit-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir).map_err(|e| {
+        format!(
+            "{}: cannot create a file in {}: {e}",
+            dst.display(),
+            dir.display()
+        )
+    })
+}
+
+/// Rename the complete temporary file `tmp` to `dst`, replacing what is
+/// there (a link at `dst` is replaced, never followed); on failure `tmp`
+/// is deleted.
+pub(crate) fn persist(tmp: tempfile::NamedTempFile, dst: &std::path::Path) -> Result<(), String> {
+    tmp.persist(dst)
+        .map(drop)
+        .map_err(|e| format!("{}: {}", dst.display(), e.error))
+}
+
+/// Refuse to write `dst` if it is the file `src` (opened as `input`):
+/// the same device and inode, also through a symbolic or hard link (the
+/// command refuses this too). A `dst` that does not exist is fine.
+pub(crate) fn refuse_same_file(
+    src: &std::path::Path,
+    input: &std::fs::File,
+    dst: &std::path::Path,
+) -> Result<(), String> {
+    let same = match (input.metadata(), std::fs::metadata(dst)) {
+        (Ok(a), Ok(b)) => same_inode(&a, &b),
+        _ => false,
+    };
+    if same {
+        return Err(format!(
+            "{}: the output is the same file as the input {}: choose another output name",
+            dst.display(),
+            src.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// A recompression summary as Python gets it (`lzkit.recompress_file`,

@@ -89,7 +89,9 @@ pub(crate) fn seekable_content(
 
 /// `lzkit._lzkit.recompress_part(src, part, to, level, chunk, start, end)`:
 /// the content `start..end` of `src` (a whole number of `chunk`s, but for
-/// the last part) as seekable frames in the file `part`, with no table.
+/// the last part) as seekable frames in the file `part`, with no table
+/// (written under a random name created exclusively, renamed to `part`
+/// when complete: never through a link planted at `part`).
 /// Returns `(entries, content_xxh64)`: per frame `(compressed size,
 /// decoded size, checksum or None)`, and the XXH64 of the part's content.
 #[pyfunction]
@@ -109,7 +111,7 @@ pub(crate) fn recompress_part(
     py.allow_threads(|| {
         let input = File::open(&src).map_err(|e| err(&src, e))?;
         let reader = SeekableReader::open(input).map_err(|e| err(&src, e))?;
-        let output = File::create(&part).map_err(|e| err(&part, e))?;
+        let output = crate::temporary_for(&part).map_err(PyRuntimeError::new_err)?;
         let writer = SeekableWriter::new(BufWriter::with_capacity(1 << 20, output), &opts)
             .map_err(|e| err(&part, e))?;
         let mut tee = Hashing {
@@ -129,15 +131,16 @@ pub(crate) fn recompress_part(
             ));
         }
         let (w, table) = tee.inner.finish().map_err(|e| err(&part, e))?;
-        let file = w.into_inner().map_err(|e| err(&part, e.error()))?;
+        let tmp = w.into_inner().map_err(|e| err(&part, e.error()))?;
         // The frames only: the table goes at the end of the joined file.
         let frames: u64 = table
             .entries()
             .iter()
             .map(|e| u64::from(e.compressed_size))
             .sum();
-        file.set_len(frames).map_err(|e| err(&part, e))?;
-        file.sync_all().map_err(|e| err(&part, e))?;
+        tmp.as_file().set_len(frames).map_err(|e| err(&part, e))?;
+        tmp.as_file().sync_all().map_err(|e| err(&part, e))?;
+        crate::persist(tmp, &part).map_err(PyRuntimeError::new_err)?;
         let entries = table
             .entries()
             .iter()
@@ -204,13 +207,13 @@ pub(crate) fn join_parts<'py>(
         _ => TableFormat::Zstd,
     };
     let checksums = parts.iter().flat_map(|p| &p.1).any(|e| e.2.is_some());
-    let tmp = crate::temporary_name(&dst);
     let result = py.allow_threads(|| -> PyResult<Summary> {
         let mut head = [0u8; 8];
         let read = std::fs::metadata(&src).map_err(|e| err(&src, e))?.len();
         {
             use std::io::Read;
             let mut f = File::open(&src).map_err(|e| err(&src, e))?;
+            crate::refuse_same_file(&src, &f, &dst).map_err(PyRuntimeError::new_err)?;
             let n = f.read(&mut head).map_err(|e| err(&src, e))?;
             head[n..].fill(0);
         }
@@ -218,12 +221,12 @@ pub(crate) fn join_parts<'py>(
         let source =
             SourceFormat::detect(&head).ok_or_else(|| err(&src, "neither LZ4 nor zstd"))?;
         let mut table = SeekTable::new(format, checksums);
-        let mut out =
-            BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(|e| err(&tmp, e))?);
+        let tmp = crate::temporary_for(&dst).map_err(PyRuntimeError::new_err)?;
+        let mut out = BufWriter::with_capacity(1 << 20, tmp);
         let mut offset = 0u64;
         for (path, entries, _) in &parts {
             let mut f = File::open(path).map_err(|e| err(path, e))?;
-            let n = io::copy(&mut f, &mut out).map_err(|e| err(&tmp, e))?;
+            let n = io::copy(&mut f, &mut out).map_err(|e| err(&dst, e))?;
             let frames: u64 = entries.iter().map(|e| u64::from(e.0)).sum();
             if n != frames {
                 return Err(err(path, format!("{n} bytes, its frames take {frames}")));
@@ -231,18 +234,18 @@ pub(crate) fn join_parts<'py>(
             for &(c, d, sum) in entries {
                 table
                     .push(offset, c, d, sum, EntryKind::Frame)
-                    .map_err(|e| err(&tmp, e))?;
+                    .map_err(|e| err(&dst, e))?;
                 offset += u64::from(c);
             }
         }
-        out.write_all(&table.to_bytes()).map_err(|e| err(&tmp, e))?;
-        let file = out.into_inner().map_err(|e| err(&tmp, e.error()))?;
-        file.sync_all().map_err(|e| err(&tmp, e))?;
-        let written = file.metadata().map_err(|e| err(&tmp, e))?.len();
-        drop(file);
-        // Decode the joined file and check every part's content.
-        let reader = SeekableReader::open(File::open(&tmp).map_err(|e| err(&tmp, e))?)
-            .map_err(|e| err(&tmp, e))?;
+        out.write_all(&table.to_bytes()).map_err(|e| err(&dst, e))?;
+        let tmp = out.into_inner().map_err(|e| err(&dst, e.error()))?;
+        tmp.as_file().sync_all().map_err(|e| err(&dst, e))?;
+        let written = tmp.as_file().metadata().map_err(|e| err(&dst, e))?.len();
+        // Decode the joined file (through the handle written: never a
+        // file put at its name since) and check every part's content.
+        let reader = SeekableReader::open(tmp.reopen().map_err(|e| err(&dst, e))?)
+            .map_err(|e| err(&dst, e))?;
         let mut lens: Vec<u64> = parts
             .iter()
             .map(|p| p.1.iter().map(|e| u64::from(e.1)).sum())
@@ -257,7 +260,7 @@ pub(crate) fn join_parts<'py>(
         };
         let content = reader
             .decode_all(&mut hashes, 0)
-            .map_err(|e| err(&tmp, e))?;
+            .map_err(|e| err(&dst, e))?;
         hashes.done.push(hashes.part.digest());
         // The first digest is of the empty part before the first.
         let got = &hashes.done[1..];
@@ -268,7 +271,7 @@ pub(crate) fn join_parts<'py>(
                 "the joined parts do not decode to the content they were made from",
             ));
         }
-        std::fs::rename(&tmp, &dst).map_err(|e| err(&dst, e))?;
+        crate::persist(tmp, &dst).map_err(PyRuntimeError::new_err)?;
         for (path, _, _) in &parts {
             let _ = std::fs::remove_file(path);
         }
@@ -282,11 +285,6 @@ pub(crate) fn join_parts<'py>(
             trailing_zeros: 0,
         })
     });
-    match result {
-        Ok(summary) => crate::summary_dict(py, &summary),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    // On failure the temporary file was deleted when dropped.
+    crate::summary_dict(py, &result?)
 }

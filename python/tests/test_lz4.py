@@ -357,6 +357,39 @@ def test_block_decoder_objects():
         dec.decompress_into(raw, b"read-only bytes")
 
 
+def test_destinations_of_any_dtype_are_bytes():
+    """A writable destination is taken as its bytes whatever its dtype
+    (itemsize * len), as sources are; a strided one is refused with
+    ValueError, a read-only one too."""
+    np = pytest.importorskip("numpy")
+    data = DATA["column"][:40_000]
+    raw = lz4.block.compress(data, store_size=False)
+    dec = lz4.block.Decoder()
+    for dtype in (np.uint32, np.float64, np.int16):
+        out = np.zeros(len(data) // np.dtype(dtype).itemsize, dtype=dtype)
+        assert dec.decompress_into(raw, out) == len(data)
+        assert out.tobytes() == data
+        # Two dimensions, C order: still its bytes.
+        out2 = np.zeros((4, len(data) // 4 // np.dtype(dtype).itemsize), dtype=dtype)
+        assert dec.decompress_into(raw, out2) == len(data)
+        assert out2.tobytes() == data
+    wide = np.zeros(len(data) // 2, dtype=np.uint32)  # twice the room
+    strided = wide[::2]
+    with pytest.raises(ValueError, match="C-contiguous"):
+        dec.decompress_into(raw, strided)
+    assert not wide.any()
+    with pytest.raises(ValueError, match="C-contiguous"):
+        dec.decompress_into(raw, memoryview(bytearray(2 * len(data)))[::2])
+    with pytest.raises(ValueError, match="C-contiguous"):
+        dec.decompress_into(raw, np.zeros((len(data) // 8, 2), dtype=np.uint32).T)
+    frozen = np.zeros(len(data) // 4, dtype=np.uint32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        dec.decompress_into(raw, frozen)
+    with pytest.raises(TypeError):
+        dec.decompress_into(raw, [0] * len(data))
+
+
 def test_concurrent_use_from_threads():
     inputs = [DATA["prose"][i * 50_000:(i + 1) * 50_000] for i in range(8)]
     dec = lz4.block.Decoder()

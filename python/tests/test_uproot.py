@@ -191,6 +191,13 @@ def test_root_decompress_into_refuses_bad_records():
     out = np.empty(len(payload), dtype=np.uint8)
     assert root_decompress_into(rec, out) is True
     assert out.tobytes() == payload
+    # A destination of any dtype is its bytes.
+    for dtype in (np.uint32, np.float64):
+        wide = np.empty(len(payload) // np.dtype(dtype).itemsize, dtype=dtype)
+        assert root_decompress_into(rec, wide) is True
+        assert wide.tobytes() == payload
+    with pytest.raises(ValueError, match="C-contiguous"):
+        root_decompress_into(rec, np.empty(len(payload) // 2, dtype=np.uint32)[::2])
     two = np.empty(2 * len(payload), dtype=np.uint8)
     assert root_decompress_into(rec + rec, two, 2) is True
     assert two.tobytes() == payload * 2

@@ -67,3 +67,131 @@ def test_hostile_input_raises_and_never_crashes():
             zstd.decompress(bytes(src))
         except zstd.ZstdError:
             pass
+
+
+def rle_frame(blocks, byte=b"a", content_size=None, block=128 << 10):
+    """A zstd frame of `blocks` RLE blocks of `block` bytes each (4 bytes
+    of input per block), window 128 KiB; its content size in the header
+    only if given (8 bytes)."""
+    if content_size is None:
+        head = b"\x28\xb5\x2f\xfd" + bytes([0x00, (17 - 10) << 3])
+    else:
+        head = b"\x28\xb5\x2f\xfd" + bytes([0xC0, (17 - 10) << 3]) + content_size.to_bytes(8, "little")
+    out = bytearray(head)
+    for i in range(blocks):
+        last = 1 if i == blocks - 1 else 0
+        out += (block << 3 | 1 << 1 | last).to_bytes(3, "little") + byte
+    return bytes(out)
+
+
+def test_a_frame_without_content_size_needs_max_output_size():
+    """As python-zstandard: decompress() refuses a frame that does not say
+    its size unless max_output_size is given, which it may not exceed."""
+    frame = rle_frame(8)  # 1 MiB, no content size
+    for decompress in (zstd.decompress, zstd.ZstdDecompressor().decompress):
+        with pytest.raises(zstd.ZstdError, match="could not determine content size in frame header"):
+            decompress(frame)
+        assert decompress(frame, max_output_size=1 << 20) == b"a" * (1 << 20)
+        assert decompress(frame, max_output_size=1 << 30) == b"a" * (1 << 20)
+        with pytest.raises(zstd.ZstdError):
+            decompress(frame, max_output_size=(1 << 20) - 1)
+    # Several frames: every one must say its size.
+    sized = zstd.compress(b"sized")
+    with pytest.raises(zstd.ZstdError, match="content size"):
+        zstd.decompress(sized + frame)
+    assert zstd.decompress(sized + frame, max_output_size=2 << 20) == b"sized" + b"a" * (1 << 20)
+    assert zstd.decompress(sized + sized) == b"sizedsized"
+    # The stream reader decodes it whatever its size.
+    assert zstd.ZstdDecompressor().stream_reader(frame).read() == b"a" * (1 << 20)
+
+
+def peak_rss_of(code):
+    """The growth of peak memory (bytes) while `code` runs in a new
+    interpreter (after lzkit.zstd is imported)."""
+    import sys
+    prog = (
+        "import resource, sys\n"
+        "import lzkit.zstd as zstd\n"
+        "from test_zstd import rle_frame\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        + code +
+        "\nafter = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print((after - before) * 1024)\n"
+    )
+    import os
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", prog], check=True, capture_output=True, env=env)
+    return int(out.stdout.split()[-1])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="ru_maxrss: POSIX")
+def test_decompress_takes_memory_for_the_output_only():
+    # 32 KB of frame, no content size, 1 GiB of RLE content: refused at
+    # once, nothing decoded.
+    grown = peak_rss_of(
+        "frame = rle_frame(8192)\n"
+        "try:\n"
+        "    zstd.ZstdDecompressor().decompress(frame)\n"
+        "    sys.exit('decoded')\n"
+        "except zstd.ZstdError as e:\n"
+        "    assert 'content size' in str(e), e\n"
+    )
+    assert grown < 64 << 20, grown
+    # 128 MiB stated in the header: decoded straight into the bytes
+    # returned (no second copy of the content).
+    grown = peak_rss_of(
+        "n = 1024\n"
+        "out = zstd.decompress(rle_frame(n, content_size=n << 17))\n"
+        "assert len(out) == n << 17 and out.count(b'a') == n << 17\n"
+    )
+    assert (64 << 20) < grown < (180 << 20), grown
+
+
+CLAIM_PROG = r"""
+import os, random
+import lzkit.lz4 as lz4
+import lzkit.zstd as zstd
+from lzkit._lzkit import FrameCompressor
+from test_zstd import rle_frame
+
+rng = random.Random(3)
+data = bytes(rng.getrandbits(8) for _ in range(1 << 16)) * 72  # 4.5 MiB
+claim = 1 << 30
+# zstd: 32 raw blocks of 128 KiB under a header claiming 1 GiB.
+head = b"\x28\xb5\x2f\xfd" + bytes([0xC0, (22 - 10) << 3]) + claim.to_bytes(8, "little")
+blocks = b"".join(
+    ((128 << 10) << 3 | (i == 31)).to_bytes(3, "little") + data[i << 17:(i + 1) << 17]
+    for i in range(32))
+# LZ4: a frame begun with a 1 GiB size, its 4.5 MiB of blocks, an end mark
+# (over 1 GiB / 255 bytes: the old bound let the claim through).
+c = FrameCompressor(0, 7)
+lz = c.begin(claim) + c.compress(data) + c.flush_blocks() + bytes(4)
+for name, call in [
+    ("zstd.decompress", lambda: zstd.decompress(head + blocks)),
+    ("ZstdDecompressor.decompress", lambda: zstd.ZstdDecompressor().decompress(head + blocks)),
+    ("lz4.frame.decompress", lambda: lz4.frame.decompress(lz)),
+]:
+    try:
+        call()
+        print(name, "decoded")
+    except Exception as e:
+        print(name, type(e).__name__, e)
+"""
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs sh for ulimit")
+def test_a_claimed_size_is_never_allocated():
+    """4 MiB of blocks under a header claiming 1 GiB, decoded with at most
+    1 GB of address space: the content-size mismatch, never "out of
+    memory" (the output follows the blocks, not the claim)."""
+    import os
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run(["sh", "-c", 'ulimit -v 1000000 && exec "$0" -c "$1"', sys.executable, CLAIM_PROG],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 3, out.stdout
+    for line in lines:
+        assert "content size mismatch" in line and "1073741824" in line, line
+        assert "memory" not in line.lower(), line

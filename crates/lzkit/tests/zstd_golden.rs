@@ -835,3 +835,167 @@ fn fuzz_mutated_huffman_weights() {
         "{e}"
     );
 }
+
+/// Frame_Content_Size 2^64 − 1 is libzstd's ZSTD_CONTENTSIZE_UNKNOWN: the
+/// frame states no size, and decodes every way (not a content-size
+/// mismatch), as libzstd decodes it; `list_frames` says unknown.
+#[test]
+fn content_size_all_ones_means_unknown() {
+    let data = b"a frame whose content size field is all ones";
+    for checksum in [false, true] {
+        let header = FrameHeader::with_window_log(10)
+            .content_size(Some(u64::MAX))
+            .checksum(checksum);
+        let f = frame(&header, &[raw_block(true, data)], data);
+        expect_ok("Frame_Content_Size 2^64 - 1", &f, data);
+        let info = zstd::list_frames(&f[..]).expect("listed");
+        assert_eq!(info[0].content_size, None);
+    }
+    // One less is a size, which this frame does not match.
+    let header = FrameHeader::with_window_log(10).content_size(Some(u64::MAX - 1));
+    let f = frame(&header, &[raw_block(true, data)], data);
+    let e = expect_err("Frame_Content_Size 2^64 - 2", &f);
+    assert!(
+        matches!(e, Error::Frame { ref source, .. } if matches!(**source, Error::ContentSize { .. })),
+        "{e}"
+    );
+}
+
+/// A frame of a 1 KiB window: `before` bytes of raw blocks (`A`..`Z`
+/// repeated), then one sequence (no literals, match length 3) at
+/// `offset`.
+fn offset_frame(before: usize, offset: u64, dict_id: u32) -> Vec<u8> {
+    let history: Vec<u8> = (0..before).map(|i| b'A' + (i % 26) as u8).collect();
+    let mut blocks: Vec<Vec<u8>> = history.chunks(1024).map(|c| raw_block(false, c)).collect();
+    // Offset_Value = offset + 3 = 2^of_code + extra bits.
+    let value = offset + 3;
+    let code = 63 - value.leading_zeros();
+    let mut content = raw_literals(&[]);
+    content.extend(rle_sequences(
+        0,
+        code as u8,
+        0,
+        &[SeqExtra {
+            offset: value - (1 << code),
+            ..SeqExtra::default()
+        }],
+    ));
+    blocks.push(compressed_block(true, &content));
+    frame(
+        &FrameHeader::with_window_log(10).dict_id(dict_id),
+        &blocks,
+        &[],
+    )
+}
+
+/// One frame, one verdict: a match offset beyond the frame's window is
+/// rejected by every lzkit decoder (one-shot, into a buffer, every
+/// variant, streaming), as RFC 8878 requires offsets within the window;
+/// an offset of exactly the window decodes everywhere. libzstd's one-shot
+/// decoder accepts offsets beyond the window (it checks only the output
+/// so far): a deliberate difference (see `lzkit::zstd`'s notes).
+#[test]
+fn offsets_beyond_the_window_get_one_verdict() {
+    // 1300 bytes of history, window 1024: offset 1024 decodes, 1025 and
+    // 1200 (still inside the output) do not.
+    let f = offset_frame(1300, 1024, 0);
+    let mut want: Vec<u8> = (0..1300).map(|i| b'A' + (i % 26) as u8).collect();
+    for _ in 0..3 {
+        want.push(want[want.len() - 1024]);
+    }
+    expect_ok("offset = window", &f, &want);
+    for offset in [1025u64, 1200] {
+        let f = offset_frame(1300, offset, 0);
+        let name = format!("offset {offset} beyond the 1 KiB window");
+        let e = decode_every_way(&f, &Ways::default(), &name).expect_err(&name);
+        assert_eq!(
+            zstd_fault(&e),
+            Some(ZstdFault::OffsetBeyondWindow {
+                offset: offset as usize,
+                window: 1024
+            }),
+            "{name}: {e}"
+        );
+        let one_shot = zstd_ref::decompress_one_shot(&f, None, 4096);
+        assert!(
+            one_shot.is_ok(),
+            "libzstd's one-shot decoder now rejects offsets beyond the window: \
+             update the notes on deliberate differences"
+        );
+    }
+    // Offsets before the start stay OffsetBeforeStart.
+    let f = offset_frame(100, 200, 0);
+    let e = decode_every_way(&f, &Ways::default(), "before the start").expect_err("rejected");
+    assert!(
+        matches!(zstd_fault(&e), Some(ZstdFault::OffsetBeforeStart { .. })),
+        "{e}"
+    );
+}
+
+/// The dictionary is reachable while the frame's output is no longer than
+/// the window, then no more (RFC 8878 §5), for every decoder alike.
+#[test]
+fn dictionary_reachable_within_the_window_only() {
+    let dict_content: Vec<u8> = (0..2000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let ways = Ways {
+        dicts: &[&dict_content],
+        ..Ways::default()
+    };
+    // 1000 bytes of output (under the window): a match 1500 back reads
+    // the dictionary, 500 bytes before its end.
+    let f = offset_frame(1000, 1500, 0);
+    let mut want: Vec<u8> = (0..1000).map(|i| b'A' + (i % 26) as u8).collect();
+    want.extend_from_slice(&dict_content[1500..1503]);
+    let got = decode_every_way(&f, &ways, "dictionary within the window").expect("decodes");
+    assert_same(&got, &want, "dictionary within the window");
+    // 1100 bytes of output (past the window): the dictionary is out of
+    // reach.
+    let f = offset_frame(1100, 1500, 0);
+    let e = decode_every_way(&f, &ways, "dictionary past the window").expect_err("rejected");
+    assert_eq!(
+        zstd_fault(&e),
+        Some(ZstdFault::OffsetBeyondWindow {
+            offset: 1500,
+            window: 1024
+        }),
+        "{e}"
+    );
+}
+
+/// A frame whose header claims 1 GiB holding 4 MiB of raw blocks: one-shot
+/// decoding reserves what the blocks can produce, not the claim, and
+/// reports the content-size mismatch (not "out of memory" where the
+/// system cannot give 1 GiB).
+#[test]
+fn one_shot_output_follows_the_blocks_not_the_claim() {
+    let data = text(4 << 20, 14);
+    let blocks: Vec<Vec<u8>> = data
+        .chunks(128 << 10)
+        .enumerate()
+        .map(|(i, c)| raw_block(i == 31, c))
+        .collect();
+    assert_eq!(blocks.len(), 32);
+    let header = FrameHeader::with_window_log(22).content_size(Some(1 << 30));
+    let f = frame(&header, &blocks, &data);
+    for (name, r) in [
+        (
+            "zstd::decompress",
+            largest_allocation(|| zstd::decompress(&f)),
+        ),
+        (
+            "Decoder::decompress",
+            largest_allocation(|| Decoder::new().decompress(&f)),
+        ),
+    ] {
+        let (r, largest) = r;
+        let e = r.expect_err(name);
+        assert!(
+            matches!(e, Error::Frame { ref source, .. } if matches!(**source, Error::ContentSize { expected, actual } if expected == 1 << 30 && actual == 4 << 20)),
+            "{name}: {e}"
+        );
+        assert!(
+            largest < 16 << 20,
+            "{name}: {largest} bytes allocated in one piece for 4 MiB of blocks"
+        );
+    }
+}

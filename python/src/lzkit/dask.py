@@ -21,6 +21,7 @@ one seek table: the same bytes again.
 
 import io
 import os
+import secrets
 from functools import partial
 
 from . import lz4 as _lz4
@@ -144,13 +145,17 @@ def _recompress_one(path, to, level, out_dir, verify, seekable, threads):
     return summary
 
 
-def _part_name(dst, k):
-    return f"{dst}.lzkit-part-{k}"
+def _part_name(dst, token, k):
+    """Part ``k``'s file: a name no one can guess (``token`` is random per
+    recompression), which the native side writes under a temporary name
+    created exclusively and renames when complete."""
+    return f"{dst}.lzkit-part-{token}-{k}"
 
 
-def _part(path, dst, k, to, level, chunk, start, end):
-    entries, xxh = _recompress_part(path, _part_name(dst, k), to, level, chunk, start, end)
-    return _part_name(dst, k), entries, xxh
+def _part(path, dst, token, k, to, level, chunk, start, end):
+    name = _part_name(dst, token, k)
+    entries, xxh = _recompress_part(path, name, to, level, chunk, start, end)
+    return name, entries, xxh
 
 
 def _join(path, dst, to, *parts):
@@ -200,7 +205,9 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
                 out.append(job(path))
                 continue
             dst = _output(path, to, out_dir)
-            parts = [_part(path, dst, k, to, level, seekable, a, b) for k, (a, b) in enumerate(plan)]
+            token = secrets.token_hex(8)
+            parts = [_part(path, dst, token, k, to, level, seekable, a, b)
+                     for k, (a, b) in enumerate(plan)]
             out.append(_join(path, dst, to, *parts))
         return out
     futures = []
@@ -209,7 +216,8 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
             futures.append(client.submit(job, path, pure=False))
             continue
         dst = _output(path, to, out_dir)
-        parts = [client.submit(_part, path, dst, k, to, level, seekable, a, b, pure=False)
+        token = secrets.token_hex(8)
+        parts = [client.submit(_part, path, dst, token, k, to, level, seekable, a, b, pure=False)
                  for k, (a, b) in enumerate(plan)]
         futures.append(client.submit(_join, path, dst, to, *parts, pure=False))
     return client.gather(futures)

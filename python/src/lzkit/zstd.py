@@ -5,6 +5,10 @@ libzstd.
 objects in the shape of the ``zstandard`` package's:
 ``ZstdDecompressor().decompress(data)`` / ``.stream_reader(source)`` and
 ``ZstdCompressor(level).compress(data)``. Errors raise ``ZstdError``.
+
+As in ``zstandard``, ``decompress`` needs ``max_output_size`` for frames
+that do not state their content size (streamed output, such as
+``lzkit.recompress_file``'s); ``stream_reader`` reads any frame.
 """
 
 import io
@@ -18,8 +22,14 @@ __all__ = ["compress", "decompress", "ZstdCompressor", "ZstdDecompressor", "Zstd
 
 
 def decompress(data, max_output_size=0):
-    """Decode every frame of ``data``; with ``max_output_size``, more output
-    than that raises ``ZstdError``."""
+    """Decode every frame of ``data``, as ``zstandard.decompress`` sizes its
+    output: frames that state their content size are decoded straight into
+    the ``bytes`` returned; if a frame states none, ``max_output_size`` (the
+    most bytes it may decode to) is required, or ``ZstdError`` ("could not
+    determine content size in frame header") is raised: use
+    ``ZstdDecompressor().stream_reader`` for such data of any size. With
+    ``max_output_size``, more output than that raises ``ZstdError`` (also
+    where the frames state their size)."""
     return _decompress(data, max_output_size)
 
 
@@ -66,6 +76,8 @@ class ZstdDecompressor:
         self._window_log_max = max(10, (max_window_size - 1).bit_length()) if max_window_size else 27
 
     def decompress(self, data, max_output_size=0):
+        """As the module's ``decompress``: a frame without a content size
+        needs ``max_output_size``."""
         return _decompress(data, max_output_size)
 
     def stream_reader(self, source, read_size=131075):

@@ -1,12 +1,12 @@
 //! [`Decoder`]: one-shot decoding of whole frames with reusable state and
 //! an adaptive choice of the sequence loop.
 
+use super::DecodeOptions;
 use super::block::{self, BlockError, Entropy};
 use super::dict::Dictionary;
 use super::exec::{ExecFn, Out};
 use super::frame::{self, Header, Start};
 use super::variant::Variant;
-use super::{BLOCK_SIZE_MAX, DecodeOptions};
 use crate::adaptive::{Policy, Votes};
 use crate::error::{Error, Fault, Result, ZstdFault};
 use crate::mem;
@@ -75,6 +75,59 @@ impl Sink for Vec<u8> {
         mem::grow_zeroed(self, pos + need + SLACK)?;
         Ok(self)
     }
+}
+
+/// The output the frames of `src` state (their content sizes), each as
+/// far as its blocks can produce it: a raw or RLE block its stated size, a
+/// compressed block the frame's block maximum. Frames are read up to the
+/// first that states no size or does not parse (the output grows past
+/// that as it decodes).
+fn declared_output(src: &[u8]) -> usize {
+    let mut total = 0u64;
+    let mut p = 0usize;
+    while p < src.len() {
+        match frame::parse(&src[p..], p as u64) {
+            Ok(Start::Skippable(len)) => {
+                match usize::try_from(len).ok().and_then(|len| p.checked_add(len)) {
+                    Some(end) => p = end,
+                    None => break,
+                }
+            }
+            Ok(Start::Frame(h)) => {
+                let Some(size) = h.content_size else { break };
+                let (most, end) = blocks_output(&src[p..], &h);
+                total = total.saturating_add(size.min(most));
+                match end {
+                    Some(end) => p += end,
+                    None => break,
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    usize::try_from(total).unwrap_or(usize::MAX)
+}
+
+/// The most the blocks of the frame at the start of `src` (header `h`) can
+/// decode to, read from their headers alone; and the frame's length if it
+/// is whole.
+fn blocks_output(src: &[u8], h: &Header) -> (u64, Option<usize>) {
+    let block_max = h.block_max();
+    let mut most = 0u64;
+    let mut p = h.len;
+    while let Some(b) = src.get(p..p + 3) {
+        let Ok(bh) = frame::block_header([b[0], b[1], b[2]], p as u64, block_max) else {
+            break;
+        };
+        let produces = if bh.kind == 2 { block_max } else { bh.size };
+        most = most.saturating_add(produces as u64);
+        p += 3 + bh.input_len();
+        if bh.last {
+            let end = p + if h.checksum { 4 } else { 0 };
+            return (most, (end <= src.len()).then_some(end));
+        }
+    }
+    (most, None)
 }
 
 impl Decoder {
@@ -174,15 +227,15 @@ impl Decoder {
     /// As [`super::decompress`].
     pub fn decompress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        // Content sizes size the output only as far as the input can back
-        // them: a block of 4 bytes decodes to 128 KiB at most.
-        let backed = (src.len() / 4 + 1).saturating_mul(BLOCK_SIZE_MAX);
-        if let Ok(Start::Frame(h)) = frame::parse(src, 0)
-            && let Some(size) = h.content_size
-        {
-            let want = size.min(backed as u64).min(1 << 30) as usize;
-            out.try_reserve_exact(want + SLACK)
-                .map_err(|_| mem::out_of_memory(want))?;
+        // Reserved up front: what the frames say they hold, as far as
+        // their blocks can produce it ([`declared_output`]), and only as a
+        // hint: where the system cannot give that much, the output grows
+        // (geometrically) with what the blocks produce, so a header's
+        // claim never becomes an out-of-memory error (the frame's own
+        // verdict, such as a content-size mismatch, is reported).
+        let want = declared_output(src);
+        if want > 0 {
+            let _ = out.try_reserve_exact(want.saturating_add(SLACK));
         }
         let n = self.decode_all(src, &mut out)?;
         out.truncate(n);
@@ -307,6 +360,7 @@ impl Decoder {
                         pos: op,
                         end: op,
                         dict: dict_content,
+                        window: usize::try_from(h.window).unwrap_or(usize::MAX),
                     };
                     self.run_block(data, &mut out, block_max).map_err(wrap)?;
                     op = out.pos;

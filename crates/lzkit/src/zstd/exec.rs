@@ -48,6 +48,11 @@ pub(crate) struct Out<'a> {
     pub(crate) end: usize,
     /// History before `base` (a dictionary's content; empty if none).
     pub(crate) dict: &'a [u8],
+    /// The frame's window size: no match reaches further back, and the
+    /// dictionary is reachable only while the frame's output is no longer
+    /// than it (RFC 8878 §3.1.1.1.2, §5). Every decoder checks it the same
+    /// way, so one frame gets one verdict from all of them.
+    pub(crate) window: usize,
 }
 
 impl Out<'_> {
@@ -128,6 +133,7 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     // start after the frame's first byte and have the kernel's pattern
     // window before them.
     let floor = o.base.max(K::HISTORY);
+    let window = o.window;
     let mut left = s.count;
     loop {
         left -= 1;
@@ -172,9 +178,12 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             return Err(o.too_small());
         }
         let match_at = op + ll;
-        // 1 <= offset <= match_at - floor, in one compare: offset 0 wraps
-        // to the largest value, and match_at < floor leaves no room.
-        if op + total <= fast_end && offset.wrapping_sub(1) < match_at.saturating_sub(floor) {
+        // 1 <= offset <= min(match_at - floor, window), in one compare:
+        // offset 0 wraps to the largest value, and match_at < floor leaves
+        // no room.
+        if op + total <= fast_end
+            && offset.wrapping_sub(1) < match_at.saturating_sub(floor).min(window)
+        {
             // SAFETY: the literal source `lit .. lit + ll + OVERRUN` is
             // inside `lits` (ll <= lits_end - lit, padding >= OVERRUN); the
             // destination `op .. op + total + OVERRUN` is inside `buf`
@@ -273,16 +282,31 @@ fn careful_match(
     if offset == 0 {
         return Err(malformed("match offset 0"));
     }
+    // How far back a match may reach: the window once the frame's output
+    // is longer than it (the dictionary then out of reach), else the
+    // output and the dictionary before it.
+    let reach = if history > o.window {
+        o.window
+    } else {
+        history + o.dict.len()
+    };
+    if offset > reach {
+        return Err(if offset > o.window {
+            ZstdFault::OffsetBeyondWindow {
+                offset,
+                window: o.window,
+            }
+        } else {
+            ZstdFault::OffsetBeforeStart {
+                offset,
+                available: history + o.dict.len(),
+            }
+        });
+    }
     if offset <= history {
         return Ok(copy_match_exact(o.buf, at, offset, len));
     }
     let back = offset - history;
-    if back > o.dict.len() {
-        return Err(ZstdFault::OffsetBeforeStart {
-            offset,
-            available: history + o.dict.len(),
-        });
-    }
     let from = o.dict.len() - back;
     let n = back.min(len);
     o.buf[at..at + n].copy_from_slice(&o.dict[from..from + n]);

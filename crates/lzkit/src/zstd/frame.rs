@@ -6,6 +6,10 @@ use crate::error::{Error, Result, ZstdFault};
 /// The most bytes a frame header takes, magic number included.
 pub(crate) const HEADER_MAX: usize = 18;
 
+/// The Frame_Content_Size that means "unknown" (libzstd's
+/// `ZSTD_CONTENTSIZE_UNKNOWN`, 2^64 - 1).
+pub(crate) const CONTENT_SIZE_UNKNOWN: u64 = u64::MAX;
+
 /// A parsed frame header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Header {
@@ -119,14 +123,18 @@ pub(crate) fn parse(src: &[u8], at: u64) -> Result<Start> {
     let dict_id = le(&h[p..p + dict_len]) as u32;
     p += dict_len;
     let fcs_len = len - p;
-    let content_size = match fcs_len {
+    let field = match fcs_len {
         0 => None,
         2 => Some(le(&h[p..]) + 256),
         _ => Some(le(&h[p..])),
     };
     if single_segment {
-        window = content_size.unwrap_or(0);
+        window = field.unwrap_or(0);
     }
+    // 2^64 - 1 is libzstd's ZSTD_CONTENTSIZE_UNKNOWN: a frame stating it
+    // states no size (libzstd reads it so, and so does every lzkit entry
+    // point), rather than one no decoder could ever match.
+    let content_size = field.filter(|&n| n != CONTENT_SIZE_UNKNOWN);
     Ok(Start::Frame(Header {
         len,
         window,

@@ -12,6 +12,26 @@
 //!   `EncodeOptions`, zstd compression through libzstd (the decoder stays
 //!   lzkit's own).
 //!
+//! # Deliberate differences from libzstd
+//!
+//! Every lzkit entry point (one-shot, into a buffer, every variant,
+//! streaming) gives one frame one verdict, and follows RFC 8878 where
+//! libzstd is more permissive:
+//!
+//! * A Huffman literal stream must be consumed exactly; libzstd's
+//!   double-symbol decoder accepts some streams whose symbols read past
+//!   their start.
+//! * A match offset may reach at most the frame's window back, and the
+//!   dictionary only while the frame's output is no longer than the window
+//!   ([`crate::ZstdFault::OffsetBeyondWindow`]). libzstd's one-shot decoder
+//!   checks offsets only against the output so far (and the whole
+//!   dictionary), and accepts such frames; its streaming decoder, which
+//!   keeps only the window, rejects most of them. No frame a compressor
+//!   writes has such offsets.
+//!
+//! As libzstd, a Frame_Content_Size of 2^64 − 1 (its
+//! `ZSTD_CONTENTSIZE_UNKNOWN`) means the frame states no size.
+//!
 //! Matches whose offset is shorter than the copy width are filled from a
 //! pattern register (the same kernels as the LZ4 decoder), and the
 //! sequence loop is instantiated per kernel: the [`Variant`]s, among which

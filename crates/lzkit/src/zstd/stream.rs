@@ -269,6 +269,7 @@ impl<R: Read> FrameDecoder<R> {
                     pos: start,
                     end: start,
                     dict,
+                    window: usize::try_from(h.window).unwrap_or(usize::MAX),
                 };
                 let r = self.decoder.run_block(data, &mut out, block_max);
                 let end = out.pos;

@@ -1,0 +1,100 @@
+"""lzkit.recompress_file and the split recompression of lzkit.dask (run
+here, without a cluster): outputs are written under random names created
+exclusively, never through a link planted at a name an attacker can guess,
+and a file is never recompressed over itself.
+"""
+
+import gzip
+import os
+
+import pytest
+
+import lzkit
+import lzkit.dask
+import lzkit.zstd as zstd
+
+DATA = b"".join(b"event %d run %d\n" % (i, i % 97) for i in range(40_000))
+PRECIOUS = b"the link's target: must survive unchanged"
+
+
+def plant_links(tmp_path, names):
+    """A symbolic link at each of `names`, all to one victim file."""
+    victim = tmp_path / "victim"
+    victim.write_bytes(PRECIOUS)
+    for name in names:
+        os.symlink(victim, name)
+    return victim
+
+
+def test_recompress_file_never_writes_through_a_planted_link(tmp_path):
+    src = tmp_path / "in.gz"
+    src.write_bytes(gzip.compress(DATA))
+    dst = tmp_path / "out.zst"
+    # Every name the old scheme (DST.lzkit-tmp-<pid>) would use, for this
+    # process and its neighbours.
+    pid = os.getpid()
+    names = [f"{dst}.lzkit-tmp-{p}" for p in range(max(1, pid - 50), pid + 50)]
+    victim = plant_links(tmp_path, names)
+    summary = lzkit.recompress_file(str(src), str(dst), to="zstd")
+    assert victim.read_bytes() == PRECIOUS
+    assert not dst.is_symlink()
+    assert zstd.decompress(dst.read_bytes(), max_output_size=len(DATA)) == DATA
+    assert summary["content"] == len(DATA) and summary["verified"]
+    # The links are left as they were, and no temporary file is left.
+    assert all(os.path.islink(n) for n in names)
+    left = set(os.listdir(tmp_path)) - {os.path.basename(n) for n in names}
+    assert left == {"in.gz", "out.zst", "victim"}, left
+
+
+def test_recompress_file_refuses_its_own_source(tmp_path):
+    src = tmp_path / "in.gz"
+    packed = gzip.compress(DATA)
+    src.write_bytes(packed)
+    with pytest.raises(Exception, match="same file"):
+        lzkit.recompress_file(str(src), str(src), to="zstd")
+    assert src.read_bytes() == packed
+    # Also through a symbolic link and a hard link to it.
+    link = tmp_path / "link.zst"
+    os.symlink(src, link)
+    hard = tmp_path / "hard.zst"
+    os.link(src, hard)
+    for dst in (link, hard):
+        with pytest.raises(Exception, match="same file"):
+            lzkit.recompress_file(str(src), str(dst), to="zstd")
+        assert src.read_bytes() == packed
+    assert link.is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ["hard.zst", "in.gz", "link.zst"]
+
+
+def test_a_failed_recompression_leaves_nothing(tmp_path):
+    src = tmp_path / "in.gz"
+    src.write_bytes(gzip.compress(DATA)[:-20])  # truncated
+    dst = tmp_path / "out.zst"
+    with pytest.raises(RuntimeError):
+        lzkit.recompress_file(str(src), str(dst), to="zstd")
+    assert sorted(os.listdir(tmp_path)) == ["in.gz"]
+
+
+def test_split_recompression_never_writes_through_a_planted_link(tmp_path):
+    seek = tmp_path / "big.zst"
+    lzkit.recompress_file(str(gzip_file(tmp_path)), str(seek), to="zstd", seekable=64 << 10)
+    out = tmp_path / "out"
+    out.mkdir()
+    dst = lzkit.dask.output_name(str(seek), "lz4", str(out))
+    # Every part name of the old scheme (DST.lzkit-part-<k>).
+    names = [f"{dst}.lzkit-part-{k}" for k in range(64)]
+    victim = plant_links(tmp_path, names)
+    (r,) = lzkit.dask.recompress([str(seek)], to="lz4", seekable=64 << 10, split=256 << 10,
+                                 out_dir=str(out))
+    assert victim.read_bytes() == PRECIOUS
+    assert r["content"] == len(DATA) and r["verified"]
+    assert sorted(set(os.listdir(out)) - {os.path.basename(n) for n in names}) == [
+        os.path.basename(dst)]
+    with lzkit.lz4.frame.open(dst, "rb") as f:
+        assert f.read() == DATA
+
+
+def gzip_file(tmp_path):
+    p = tmp_path / "src.gz"
+    p.write_bytes(gzip.compress(DATA))
+    return p
