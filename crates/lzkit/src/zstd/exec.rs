@@ -131,9 +131,12 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     let fast_end = o.buf.len().saturating_sub(K::OVERRUN);
     // Matches from at most `match_at - floor` back take the fast path: they
     // start after the frame's first byte and have the kernel's pattern
-    // window before them.
-    let floor = o.base.max(K::HISTORY);
-    let window = o.window;
+    // window before them. And they reach no further than the frame's
+    // window: `match_at <= end`, so `offset <= match_at - (end - window)`
+    // is at most `window` (checked once a block, not per sequence; the few
+    // offsets within a block of the window take the careful path, which
+    // checks them exactly).
+    let floor = o.base.max(K::HISTORY).max(end.saturating_sub(o.window));
     let mut left = s.count;
     loop {
         left -= 1;
@@ -178,12 +181,9 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             return Err(o.too_small());
         }
         let match_at = op + ll;
-        // 1 <= offset <= min(match_at - floor, window), in one compare:
-        // offset 0 wraps to the largest value, and match_at < floor leaves
-        // no room.
-        if op + total <= fast_end
-            && offset.wrapping_sub(1) < match_at.saturating_sub(floor).min(window)
-        {
+        // 1 <= offset <= match_at - floor, in one compare: offset 0 wraps
+        // to the largest value, and match_at < floor leaves no room.
+        if op + total <= fast_end && offset.wrapping_sub(1) < match_at.saturating_sub(floor) {
             // SAFETY: the literal source `lit .. lit + ll + OVERRUN` is
             // inside `lits` (ll <= lits_end - lit, padding >= OVERRUN); the
             // destination `op .. op + total + OVERRUN` is inside `buf`
