@@ -560,26 +560,6 @@ fn a_file_named_bench_after_double_dash() {
 
 // ---------------------------------------------- full disk in the middle
 
-/// A tmpfs of `size` mounted on `dir`, unmounted when dropped.
-struct SmallFs(std::path::PathBuf);
-
-impl SmallFs {
-    fn mount(dir: &Path, size: &str) -> Option<SmallFs> {
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir)
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| SmallFs(dir.to_path_buf()))
-    }
-}
-
-impl Drop for SmallFs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
 
 #[test]
 fn a_full_disk_leaves_the_source_and_no_partial_output() {

@@ -11,31 +11,11 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
 use common::*;
 
-/// A tmpfs of `size` mounted on `dir`, unmounted when dropped.
-struct SmallFs(PathBuf);
-
-impl SmallFs {
-    fn mount(dir: &Path, size: &str) -> Option<SmallFs> {
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir)
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| SmallFs(dir.to_path_buf()))
-    }
-}
-
-impl Drop for SmallFs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
 
 /// Incompressible data.
 fn noise(len: usize) -> Vec<u8> {

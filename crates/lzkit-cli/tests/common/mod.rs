@@ -154,3 +154,26 @@ pub fn read(dir: &Path, name: &str) -> Vec<u8> {
 pub fn tmp() -> TempDir {
     tempfile::tempdir().expect("temp dir")
 }
+
+/// A tmpfs of `size` mounted on `dir` (root only), unmounted when dropped:
+/// a small disk to fill.
+pub struct SmallFs(PathBuf);
+
+impl SmallFs {
+    /// `None` where mounting is not allowed.
+    pub fn mount(dir: &Path, size: &str) -> Option<SmallFs> {
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| SmallFs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
