@@ -560,7 +560,6 @@ fn a_file_named_bench_after_double_dash() {
 
 // ---------------------------------------------- full disk in the middle
 
-
 #[test]
 fn a_full_disk_leaves_the_source_and_no_partial_output() {
     let d = tmp();

@@ -16,7 +16,6 @@ use std::process::Output;
 
 use common::*;
 
-
 /// Incompressible data.
 fn noise(len: usize) -> Vec<u8> {
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
