@@ -207,24 +207,28 @@ impl<'a> TableCase<'a> {
     }
 }
 
-/// Whether `crafted` places every entry that starts before `end` (in the
-/// content) where `truth` places the same frame or block. (Entries that
+/// The entries of `crafted` that place content before `end` (entries that
 /// decode to nothing place nothing; they are checked when the table is
-/// read.)
-fn placed_as_true(crafted: &SeekTable, truth: &SeekTable, end: u64) -> bool {
+/// read).
+fn placing(crafted: &SeekTable, end: u64) -> impl Iterator<Item = &Entry> {
     crafted
         .entries()
         .iter()
-        .filter(|e| e.decompressed_offset < end && e.decompressed_size > 0)
-        .all(|e| {
-            truth.entries().iter().any(|t| {
-                t.compressed_offset == e.compressed_offset
-                    && t.compressed_size == e.compressed_size
-                    && t.decompressed_offset == e.decompressed_offset
-                    && t.decompressed_size == e.decompressed_size
-                    && t.kind == e.kind
-            })
+        .filter(move |e| e.decompressed_offset < end && e.decompressed_size > 0)
+}
+
+/// Whether `crafted` places every entry that starts before `end` (in the
+/// content) where `truth` places the same frame or block.
+fn placed_as_true(crafted: &SeekTable, truth: &SeekTable, end: u64) -> bool {
+    placing(crafted, end).all(|e| {
+        truth.entries().iter().any(|t| {
+            t.compressed_offset == e.compressed_offset
+                && t.compressed_size == e.compressed_size
+                && t.decompressed_offset == e.decompressed_offset
+                && t.decompressed_size == e.decompressed_size
+                && t.kind == e.kind
         })
+    })
 }
 
 /// Whether an entry of `crafted` that starts before `end` spans the start
@@ -233,17 +237,13 @@ fn placed_as_true(crafted: &SeekTable, truth: &SeekTable, end: u64) -> bool {
 /// unit's header is right); only decoding the entry does, which a read
 /// does for the entries it reads and `decode_all` for all.
 fn spans_units(crafted: &SeekTable, truth: &SeekTable, end: u64) -> bool {
-    crafted
-        .entries()
-        .iter()
-        .filter(|e| e.decompressed_offset < end && e.decompressed_size > 0)
-        .any(|e| {
-            truth.entries().iter().any(|t| {
-                t.compressed_offset > e.compressed_offset
-                    && t.compressed_offset < e.compressed_end()
-                    && t.decompressed_size > 0
-            })
+    placing(crafted, end).any(|e| {
+        truth.entries().iter().any(|t| {
+            t.compressed_offset > e.compressed_offset
+                && t.compressed_offset < e.compressed_end()
+                && t.decompressed_size > 0
         })
+    })
 }
 
 /// Open `file` (whose table was crafted from `truth`) and read it: see the

@@ -17,9 +17,9 @@
 //! it reads before reading the rest of it.
 
 use super::source::ReadAt;
-use super::table::{Entry, EntryKind, SeekTable, TableFormat};
-use super::unit;
-use crate::error::{Error, Result};
+use super::table::{Entry, EntryKind, SeekTable, TableFormat, bad, le32};
+use super::unit::{self, LZ4_BLOCK_MAX};
+use crate::error::Result;
 use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
 use crate::lz4::frame::{self, BlockMode};
 use crate::zstd;
@@ -28,17 +28,6 @@ use crate::zstd;
 /// decoded when the table is read (a skippable frame may be any size: its
 /// header says so).
 const EMPTY_ENTRY_MAX: u32 = 64 << 10;
-
-/// The largest LZ4 block.
-const LZ4_BLOCK_MAX: usize = 4 << 20;
-
-fn bad(reason: String) -> Error {
-    Error::SeekTable { reason }
-}
-
-fn le32(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-}
 
 /// The LZ4 frame whose blocks are entries, while the walk is inside it.
 #[derive(Clone, Copy)]
@@ -232,7 +221,7 @@ impl<S: ReadAt + ?Sized> Walk<'_, S> {
 /// documentation).
 ///
 /// # Errors
-/// [`Error::SeekTable`] naming the first disagreement; I/O errors.
+/// [`crate::Error::SeekTable`] naming the first disagreement; I/O errors.
 pub(crate) fn check_layout<S: ReadAt + ?Sized>(
     table: &SeekTable,
     src: &S,
@@ -301,7 +290,7 @@ fn check_empty<S: ReadAt + ?Sized>(
 /// Returns the decoded size the header states, if it states one.
 ///
 /// # Errors
-/// [`Error::SeekTable`] if they disagree; I/O errors.
+/// [`crate::Error::SeekTable`] if they disagree; I/O errors.
 pub(crate) fn check_head<S: ReadAt + ?Sized>(
     format: TableFormat,
     src: &S,

@@ -195,7 +195,7 @@ pub struct SeekTable {
     decompressed: u64,
 }
 
-fn bad(reason: impl Into<String>) -> Error {
+pub(super) fn bad(reason: impl Into<String>) -> Error {
     Error::SeekTable {
         reason: reason.into(),
     }
@@ -650,7 +650,7 @@ impl SeekTable {
     }
 }
 
-fn le32(b: &[u8]) -> u32 {
+pub(super) fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 

@@ -14,7 +14,7 @@ use xxhash_rust::xxh64::Xxh64;
 use xxhash_rust::{xxh32::xxh32, xxh64::xxh64};
 
 /// The largest LZ4 block.
-const LZ4_BLOCK_MAX: usize = 4 << 20;
+pub(super) const LZ4_BLOCK_MAX: usize = 4 << 20;
 
 /// The checksum a table stores: the low 32 bits of the XXH64 of an LZ4
 /// entry's bytes in the file, or of a zstd entry's decoded bytes.
@@ -82,26 +82,48 @@ fn decode_zstd(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u
         out.clear();
         return Ok(());
     }
-    let mut decoder =
-        zstd::Decoder::for_cpu().options(zstd::DecodeOptions::new().verify_checksums(verify));
     match expected {
         Some(n) => {
+            let mut decoder = zstd::Decoder::for_cpu()
+                .options(zstd::DecodeOptions::new().verify_checksums(verify));
             prepare(out, n as usize)?;
             let got = decoder.decompress_into(comp, out)?;
             out.truncate(got);
+            Ok(())
         }
-        None => {
-            // Streaming, so that what is held is what the frame decodes
-            // to, up to the most an entry may hold (one more byte: too much).
-            let window = zstd::DecodeOptions::new()
+        // Streaming, so that what is held is what the frame decodes to, up
+        // to the most an entry may hold (one more byte: too much).
+        None => stream_decode(TableFormat::Zstd, comp, MAX_ENTRY_SIZE, verify, out),
+    }
+}
+
+/// Decode the frames of `input` as a stream into `out` (replacing its
+/// contents), at most `cap` bytes: more is [`Error::NotSeekable`]. What
+/// is held is what the frames decode to, and `input` is read as it is
+/// decoded (to its end: every byte must belong to a frame).
+fn stream_decode(
+    format: TableFormat,
+    input: impl Read,
+    cap: u64,
+    verify: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    match format {
+        TableFormat::Zstd => {
+            let opts = zstd::DecodeOptions::new()
                 .verify_checksums(verify)
                 .window_log_max(MAX_ENTRY_SIZE.trailing_zeros());
             let stream =
-                zstd::FrameDecoder::with_decoder(comp, zstd::Decoder::for_cpu().options(window));
-            capped(stream, MAX_ENTRY_SIZE, out)?;
+                zstd::FrameDecoder::with_decoder(input, zstd::Decoder::for_cpu().options(opts));
+            capped(stream, cap, out)
+        }
+        TableFormat::Lz4 => {
+            let opts = frame::DecodeOptions::new()
+                .threads(1)
+                .verify_checksums(verify);
+            capped(frame::FrameDecoder::with_options(input, &opts), cap, out)
         }
     }
-    Ok(())
 }
 
 /// Read `stream` into `out`, but no more than `cap` bytes: more is
@@ -160,16 +182,13 @@ fn too_long(total: u32) -> Error {
 
 /// Any LZ4 frame, through the frame decoder.
 fn general_lz4(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u8>) -> Result<()> {
-    let opts = frame::DecodeOptions::new()
-        .threads(1)
-        .verify_checksums(verify);
-    let stream = frame::FrameDecoder::with_options(comp, &opts);
-    match expected {
-        Some(n) => match capped(stream, u64::from(n), out) {
-            Err(Error::NotSeekable { .. }) => Err(too_long(n)),
-            other => other,
-        },
-        None => capped(stream, MAX_ENTRY_SIZE, out),
+    let cap = expected.map_or(MAX_ENTRY_SIZE, u64::from);
+    match (
+        stream_decode(TableFormat::Lz4, comp, cap, verify, out),
+        expected,
+    ) {
+        (Err(Error::NotSeekable { .. }), Some(n)) => Err(too_long(n)),
+        (other, _) => other,
     }
 }
 
@@ -554,29 +573,7 @@ pub(crate) fn read_entry<S: ReadAt + ?Sized>(
     };
     let cap = u64::from(e.decompressed_size);
     let verify_own = verify && e.checksum.is_none();
-    let decoded = match format {
-        TableFormat::Zstd => {
-            let opts = zstd::DecodeOptions::new()
-                .verify_checksums(verify_own)
-                .window_log_max(MAX_ENTRY_SIZE.trailing_zeros());
-            let stream = zstd::FrameDecoder::with_decoder(
-                &mut input,
-                zstd::Decoder::for_cpu().options(opts),
-            );
-            capped(stream, cap, out)
-        }
-        TableFormat::Lz4 => {
-            let opts = frame::DecodeOptions::new()
-                .threads(1)
-                .verify_checksums(verify_own);
-            capped(
-                frame::FrameDecoder::with_options(&mut input, &opts),
-                cap,
-                out,
-            )
-        }
-    };
-    match decoded {
+    match stream_decode(format, &mut input, cap, verify_own, out) {
         Err(Error::NotSeekable { .. }) => {
             return Err(in_entry(index, e, too_long(e.decompressed_size)));
         }
