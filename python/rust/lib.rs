@@ -54,21 +54,23 @@ fn byte_buffer(obj: &Bound<'_, PyAny>, writable: bool, what: &str) -> PyResult<P
         Err(e) => {
             let view = pyo3::types::PyMemoryView::from(obj).map_err(|_| e)?;
             if !view.getattr("c_contiguous")?.is_truthy()? {
-                return Err(not_contiguous(writable, what));
+                return Err(refused_buffer(writable, what));
             }
             PyBuffer::<u8>::get(&view.call_method1("cast", ("B",))?)?
         }
     };
     if !buf.is_c_contiguous() {
-        return Err(not_contiguous(writable, what));
+        return Err(refused_buffer(writable, what));
     }
     if writable && buf.readonly() {
-        return Err(not_contiguous(writable, what));
+        return Err(refused_buffer(writable, what));
     }
     Ok(buf)
 }
 
-fn not_contiguous(writable: bool, what: &str) -> PyErr {
+/// Why [`byte_buffer`] refused a buffer (strided, or read-only where it
+/// must be written).
+fn refused_buffer(writable: bool, what: &str) -> PyErr {
     if writable {
         PyValueError::new_err(format!(
             "{what} must be a writable, C-contiguous buffer (a bytearray, a writable memoryview, a contiguous array of any dtype)"
@@ -820,6 +822,11 @@ fn zstd_decompress(
         py.allow_threads(|| lzkit::zstd::decompress_into(all, buf))
             .map_err(zstd_err)
     };
+    // Decoded as the data grows (memory follows the data, not a claim).
+    let decode_growing = || {
+        py.allow_threads(|| lzkit::zstd::decompress(all))
+            .map_err(zstd_err)
+    };
     let declared = py.allow_threads(|| Declared::of(all));
     match declared {
         Some(Declared {
@@ -849,12 +856,7 @@ fn zstd_decompress(
                 // More than the blocks can produce: decoded as the data
                 // grows (memory follows the data, not the claim), which
                 // ends in the decoder's verdict (a content-size mismatch).
-                _ => {
-                    let out = py
-                        .allow_threads(|| lzkit::zstd::decompress(all))
-                        .map_err(zstd_err)?;
-                    Ok(PyBytes::new(py, &out).unbind())
-                }
+                _ => Ok(PyBytes::new(py, &decode_growing()?).unbind()),
             }
         }
         Some(Declared {
@@ -874,9 +876,7 @@ fn zstd_decompress(
         // Not well-formed frames: the decoder's verdict, its output
         // growing with the data.
         None => {
-            let out = py
-                .allow_threads(|| lzkit::zstd::decompress(all))
-                .map_err(zstd_err)?;
+            let out = decode_growing()?;
             if max_output_size > 0 && out.len() > max_output_size {
                 return Err(ZstdError::new_err(format!(
                     "decompression error: more than max_output_size ({max_output_size}) bytes"
@@ -934,9 +934,12 @@ fn bytes_up_to(
     }
     let mut ptr = out.into_ptr();
     // SAFETY: `ptr` is a new `bytes` object this function alone refers
-    // to (its only reference, taken from `out`), as `_PyBytes_Resize`
-    // requires; on failure it releases the object and sets `ptr` to NULL
-    // with an exception set.
+    // to (its only reference, taken from `out`; `fill` never saw the
+    // object, and `cap` is not 0, as a fill of 0 bytes returned above:
+    // not the shared empty `bytes`), as `_PyBytes_Resize` requires; on failure it releases the
+    // object and sets `ptr` to NULL with an exception set. On success
+    // `ptr` is an owned reference to a `bytes` object, so the unchecked
+    // downcast holds.
     unsafe {
         if pyo3::ffi::_PyBytes_Resize(&mut ptr, written as pyo3::ffi::Py_ssize_t) != 0 {
             return Err(PyErr::fetch(py));

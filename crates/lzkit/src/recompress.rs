@@ -493,7 +493,6 @@ impl Write for Digest {
     }
 }
 
-/// A decoder for `format` reading `input`.
 /// A decoder of `input` in `format`; `trailing_zeros` receives the count
 /// of zero bytes ignored after the last gzip member.
 fn open_decoder<'a, R: Read + Send + 'a>(
