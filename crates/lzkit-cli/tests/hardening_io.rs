@@ -33,6 +33,27 @@ fn with_closed(dir: &Path, fd: libc::c_int, args: &[&str]) -> Output {
     command.output().expect("run lzkit")
 }
 
+/// Run lzkit in `dir` with standard input (`fd` 0) or output (1) closed,
+/// and check that it fails, saying the stream is closed.
+#[track_caller]
+fn refused_with_closed(dir: &Path, fd: libc::c_int, args: &[&str]) -> Output {
+    let (short, long) = match fd {
+        0 => ("stdin", "standard input"),
+        _ => ("stdout", "standard output"),
+    };
+    let out = with_closed(dir, fd, args);
+    assert!(
+        !out.status.success(),
+        "{args:?} with {short} closed succeeded"
+    );
+    assert!(
+        stderr(&out).contains(&format!("{long} is closed")),
+        "{args:?}: {}",
+        stderr(&out)
+    );
+    out
+}
+
 #[test]
 fn a_closed_standard_input_is_an_error() {
     let d = tmp();
@@ -43,16 +64,7 @@ fn a_closed_standard_input_is_an_error() {
         &["--list"],
         &["-", "out.lz4"],
     ] {
-        let out = with_closed(d.path(), 0, args);
-        assert!(
-            !out.status.success(),
-            "{args:?} with stdin closed succeeded"
-        );
-        assert!(
-            stderr(&out).contains("standard input is closed"),
-            "{args:?}: {}",
-            stderr(&out)
-        );
+        let out = refused_with_closed(d.path(), 0, args);
         assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
         assert!(
             !d.path().join("out.lz4").exists(),
@@ -69,16 +81,7 @@ fn dev_stdout_with_standard_output_closed_is_an_error() {
         &["-f", "in", "/dev/stdout"][..],
         &["-f", "in", "-o", "/dev/fd/1"],
     ] {
-        let out = with_closed(d.path(), 1, args);
-        assert!(
-            !out.status.success(),
-            "{args:?} with stdout closed succeeded"
-        );
-        assert!(
-            stderr(&out).contains("standard output is closed"),
-            "{args:?}: {}",
-            stderr(&out)
-        );
+        refused_with_closed(d.path(), 1, args);
     }
     // /dev/null named as such is still written into (discarded), as asked.
     let out = with_closed(d.path(), 1, &["-f", "in", "/dev/null"]);

@@ -32,16 +32,6 @@ fn linked_as(dir: &Path, name: &str) -> PathBuf {
     link
 }
 
-/// Run `program` (a path) in `dir`.
-fn run_in(program: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run")
-}
-
 /// Exit status 1, `file` unchanged, and the hint in the message.
 #[track_caller]
 fn assert_refused_keeping(out: &Output, dir: &Path, file: &str, before: &[u8]) {
@@ -132,7 +122,10 @@ fn called_as_zstd_every_operand_is_an_input() {
     write(d, "a", &a);
     write(d, "b", &b);
     let zstd = linked_as(d, "zstd");
-    assert_success(&run_in(&zstd, d, &["-q", "-f", "a", "b"]), "zstd -f a b");
+    assert_success(
+        &run_program(&zstd, d, &["-q", "-f", "a", "b"]),
+        "zstd -f a b",
+    );
     assert_same(&read(d, "b"), &b, "b kept");
     for (name, data) in [("a.zst", &a), ("b.zst", &b)] {
         let z = read(d, name);
@@ -145,25 +138,31 @@ fn called_as_zstd_every_operand_is_an_input() {
 
     // -l lists, writing nothing.
     let before = names(d);
-    let out = run_in(&zstd, d, &["-l", "a.zst"]);
+    let out = run_program(&zstd, d, &["-l", "a.zst"]);
     assert_success(&out, "zstd -l");
     assert!(stdout_text(&out).contains("a.zst"), "{}", stdout_text(&out));
     assert_eq!(names(d), before, "-l wrote files");
 
     // -o names the output; --rm removes the source.
-    assert_success(&run_in(&zstd, d, &["-q", "a", "-o", "out.zst"]), "zstd -o");
+    assert_success(
+        &run_program(&zstd, d, &["-q", "a", "-o", "out.zst"]),
+        "zstd -o",
+    );
     assert_same(
         &lzkit::zstd::decompress(&read(d, "out.zst")).unwrap(),
         &a,
         "out.zst",
     );
-    assert_success(&run_in(&zstd, d, &["-q", "--rm", "-f", "b"]), "zstd --rm");
+    assert_success(
+        &run_program(&zstd, d, &["-q", "--rm", "-f", "b"]),
+        "zstd --rm",
+    );
     assert!(!d.join("b").exists(), "--rm removes the source");
 
     // -d -f of two .zst files decodes both.
     fs::remove_file(d.join("a")).unwrap();
     assert_success(
-        &run_in(&zstd, d, &["-q", "-d", "-f", "a.zst", "b.zst"]),
+        &run_program(&zstd, d, &["-q", "-d", "-f", "a.zst", "b.zst"]),
         "zstd -d -f a.zst b.zst",
     );
     assert_same(&read(d, "a"), &a, "a decoded");
@@ -172,7 +171,7 @@ fn called_as_zstd_every_operand_is_an_input() {
     // zstd's -B# (job size) and -b (its benchmark) are refused, not read
     // with lz4's meanings.
     for bad in [&["-B1000000", "a"][..], &["-b1", "a"]] {
-        let out = run_in(&zstd, d, bad);
+        let out = run_program(&zstd, d, bad);
         assert_eq!(out.status.code(), Some(1), "{bad:?}: {}", stderr(&out));
     }
 }
@@ -188,10 +187,10 @@ fn called_as_unzstd_and_zstdcat() {
     assert_success(&lzkit(d, &["--zstd", "-q", "a"]), "--zstd a");
     fs::remove_file(d.join("a")).unwrap();
     let unzstd = linked_as(d, "unzstd");
-    assert_success(&run_in(&unzstd, d, &["-q", "a.zst"]), "unzstd a.zst");
+    assert_success(&run_program(&unzstd, d, &["-q", "a.zst"]), "unzstd a.zst");
     assert_same(&read(d, "a"), &a, "unzstd");
     let zstdcat = linked_as(d, "zstdcat");
-    let out = run_in(&zstdcat, d, &["a.zst", "plain"]);
+    let out = run_program(&zstdcat, d, &["a.zst", "plain"]);
     assert_success(&out, "zstdcat");
     let mut expected = a.clone();
     expected.extend_from_slice(b"not compressed\n");

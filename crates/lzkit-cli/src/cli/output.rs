@@ -705,14 +705,8 @@ impl Sink {
                 let PlainTemp(tmp) = writer
                     .into_inner()
                     .map_err(|e| Failure::io(&name, e.error()))?;
-                match source {
-                    Some(meta) => copy_metadata(tmp.as_file(), meta, set_id)
-                        .map_err(|e| Failure::io(&name, &e))?,
-                    None => tmp
-                        .as_file()
-                        .set_permissions(fresh)
-                        .map_err(|e| Failure::io(&name, &e))?,
-                }
+                set_metadata(tmp.as_file(), source, set_id, fresh)
+                    .map_err(|e| Failure::io(&name, &e))?;
                 let tmp_path = tmp.path().to_path_buf();
                 let result = {
                     // The rename and the unregistering under one lock (see
@@ -742,14 +736,8 @@ impl Sink {
                 let tmp = writer
                     .into_inner()
                     .map_err(|e| Failure::io(&name, e.error()))?;
-                match source {
-                    Some(meta) => copy_metadata(tmp.file(), meta, set_id)
-                        .map_err(|e| Failure::io(&name, &e))?,
-                    None => tmp
-                        .file()
-                        .set_permissions(fresh)
-                        .map_err(|e| Failure::io(&name, &e))?,
-                }
+                set_metadata(tmp.file(), source, set_id, fresh)
+                    .map_err(|e| Failure::io(&name, &e))?;
                 // Dropping `tmp` on failure deletes it.
                 tmp.persist(&final_name, overwrite)
                     .map_err(|e| Failure::io(&name, &e))
@@ -834,6 +822,20 @@ fn cannot_create(path: &Path, e: &io::Error) -> String {
             format!("cannot create: no permission to write in directory '{dir}'")
         }
         _ => format!("cannot create in directory '{dir}': {}", describe_io(e)),
+    }
+}
+
+/// Give a finished output the source's metadata (see [`copy_metadata`]), or,
+/// without a source, the permissions `fresh` of a new file.
+fn set_metadata(
+    file: &fs::File,
+    source: Option<&Metadata>,
+    set_id: bool,
+    fresh: fs::Permissions,
+) -> io::Result<()> {
+    match source {
+        Some(meta) => copy_metadata(file, meta, set_id),
+        None => file.set_permissions(fresh),
     }
 }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,13 +27,19 @@ pub fn shared_data() -> &'static [u8] {
     DATA.get_or_init(|| sample(5 << 19, 1))
 }
 
-pub fn lzkit(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+/// Run `program` (a name or a path) in `dir`, standard input empty.
+pub fn run_program(program: impl AsRef<OsStr>, dir: &Path, args: &[&str]) -> Output {
+    let program = program.as_ref();
+    Command::new(program)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()
-        .expect("run lzkit")
+        .unwrap_or_else(|e| panic!("run {}: {e}", program.to_string_lossy()))
+}
+
+pub fn lzkit(dir: &Path, args: &[&str]) -> Output {
+    run_program(BIN, dir, args)
 }
 
 pub fn lzkit_env(dir: &Path, args: &[&str], key: &str, value: &str) -> Output {
@@ -67,12 +74,7 @@ pub fn with_stdin(program: &str, dir: &Path, args: &[&str], input: &[u8]) -> Out
 }
 
 pub fn lz4(dir: &Path, args: &[&str]) -> Output {
-    Command::new("lz4")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run lz4")
+    run_program("lz4", dir, args)
 }
 
 pub fn stderr(out: &Output) -> String {
