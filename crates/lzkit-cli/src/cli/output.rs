@@ -501,12 +501,32 @@ mod signals {
     extern "C" fn on_signal(signal: libc::c_int) {
         let fd = PIPE.load(Ordering::Relaxed);
         let byte = signal as u8;
-        // SAFETY: write(2) is async-signal-safe; `byte` lives across the
-        // call. A full pipe (non-blocking) loses the byte, harmlessly: one
-        // is enough. A successful write leaves errno alone.
+        // SAFETY: `__errno_location` gives this thread's errno, valid for
+        // the thread's life; write(2) is async-signal-safe and `byte` lives
+        // across the call. A full pipe (non-blocking) loses the byte,
+        // harmlessly: one is enough. The failed write's errno (EAGAIN) is
+        // put back to what the interrupted code had.
         unsafe {
+            let errno = errno_location();
+            let saved = *errno;
             libc::write(fd, (&raw const byte).cast(), 1);
+            *errno = saved;
         }
+    }
+
+    /// This thread's `errno`.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn errno_location() -> *mut libc::c_int {
+        // SAFETY: no precondition; the pointer is valid for the calling
+        // thread's life.
+        unsafe { libc::__errno_location() }
+    }
+
+    /// This thread's `errno`.
+    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
+    fn errno_location() -> *mut libc::c_int {
+        // SAFETY: as on Linux.
+        unsafe { libc::__error() }
     }
 
     /// Whether `signal`'s disposition is "ignore".
