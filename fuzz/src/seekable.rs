@@ -36,7 +36,7 @@
 use crate::ctl::{Ctl, CtlWriter};
 use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
 use lzkit::seekable::{self, ReaderOptions, SeekTable, SeekableReader, WriteOptions};
-use lzkit::{Error, ZstdFault};
+use lzkit::{Error, ZstdFrameFault};
 use lzkit_testkit::zstd_check;
 use lzkit_testkit::zstd_ref::{self, Settings};
 use std::io::Read;
@@ -359,8 +359,8 @@ fn plain_decode(file: &[u8]) -> Option<Result<Vec<u8>, String>> {
         Ok(_) => Some(Ok(out)),
         Err(e) => {
             let e = Error::from_io(e);
-            match zstd_check::zstd_fault(&e) {
-                Some(ZstdFault::WindowTooLarge { .. }) => None,
+            match zstd_check::zstd_frame_fault(&e) {
+                Some(ZstdFrameFault::WindowTooLarge { .. }) => None,
                 _ => Some(Err(e.to_string())),
             }
         }

@@ -17,8 +17,8 @@
 
 use crate::ctl::{Ctl, CtlWriter};
 use lzkit::Error;
-use lzkit::ZstdFault;
 use lzkit::zstd::Variant;
+use lzkit::{ZstdFault, ZstdFrameFault};
 use lzkit_testkit::zstd_check::{self, Ways, decoder, forced, stream_limited, zstd_fault};
 use lzkit_testkit::zstd_ref::{self, Settings};
 use lzkit_testkit::{Kind, generate_kind, text};
@@ -53,7 +53,10 @@ fn output_too_small(e: &Error) -> bool {
 /// Whether a streaming error is the window limit (one-shot decoding has
 /// none).
 fn window_too_large(e: &Error) -> bool {
-    matches!(zstd_fault(e), Some(ZstdFault::WindowTooLarge { .. }))
+    matches!(
+        zstd_check::zstd_frame_fault(e),
+        Some(ZstdFrameFault::WindowTooLarge { .. })
+    )
 }
 
 /// Stale bytes the output buffers start with.

@@ -9,11 +9,12 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use lzkit::format::Codec;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::{Input, OutBuf};
+use crate::buffers::{Input, OutBuf};
 
 /// A block header's length.
 const HEADER: usize = 9;
@@ -21,12 +22,6 @@ const HEADER: usize = 9;
 /// Decoded bytes below which a record is decoded on the calling thread
 /// alone: handing work to the pool costs more than it saves.
 const PARALLEL_MIN: usize = 128 << 10;
-
-#[derive(Clone, Copy)]
-enum Codec {
-    Lz4,
-    Zstd,
-}
 
 /// One block: its codec, compressed bytes, LZ4 checksum and decoded size.
 struct Block<'a> {
@@ -67,16 +62,16 @@ fn scan(src: &[u8], total: usize) -> Record<'_> {
         };
         let (mut size, len) = (u24(&head[3..6]), u24(&head[6..9]));
         pos += HEADER;
-        let checksum = match codec {
-            Codec::Lz4 => {
-                let Some(sum) = src.get(pos..pos + 8).filter(|_| size >= 8) else {
-                    return Record::Foreign;
-                };
-                pos += 8;
-                size -= 8;
-                Some(u64::from_be_bytes(sum.try_into().expect("8 bytes")))
-            }
-            Codec::Zstd => None,
+        // LZ4 blocks carry an XXH64 of their compressed bytes.
+        let checksum = if codec == Codec::Lz4 {
+            let Some(sum) = src.get(pos..pos + 8).filter(|_| size >= 8) else {
+                return Record::Foreign;
+            };
+            pos += 8;
+            size -= 8;
+            Some(u64::from_be_bytes(sum.try_into().expect("8 bytes")))
+        } else {
+            None
         };
         let Some(data) = src.get(pos..pos + size) else {
             return Record::Foreign;
@@ -127,6 +122,7 @@ fn decode(block: &Block<'_>, dst: &mut [u8]) -> Result<(), String> {
     let n = match block.codec {
         Codec::Lz4 => lzkit::lz4::block::decompress_into(block.data, dst),
         Codec::Zstd => lzkit::zstd::decompress_into(block.data, dst),
+        other => return Err(format!("ROOT has no {other} blocks")),
     }
     .map_err(|e| e.to_string())?;
     if n != dst.len() {
@@ -326,12 +322,16 @@ pub(crate) fn root_decompress_into(
         .map_err(PyValueError::new_err)?;
     if let Some(info) = block_info {
         for b in &blocks {
-            let name = match b.codec {
-                Codec::Lz4 => "LZ4",
-                Codec::Zstd => "ZSTD",
-            };
+            // uproot's names: "LZ4", "ZSTD".
+            let name = b.codec.name().to_ascii_uppercase();
             info.append((name, b.data.len(), b.len))?;
         }
     }
     Ok(true)
+}
+
+/// Add this module's functions and classes to the native module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(root_decompress_into, m)?)?;
+    Ok(())
 }

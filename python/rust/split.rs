@@ -10,34 +10,12 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use lzkit::recompress::{SourceFormat, Summary};
-use lzkit::seekable::{
-    EntryKind, ReaderOptions, SeekTable, SeekableReader, SeekableWriter, TableFormat, WriteOptions,
-};
+use lzkit::recompress::Summary;
+use lzkit::seekable::{EntryKind, ReaderOptions, SeekTable, SeekableReader, SeekableWriter};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use xxhash_rust::xxh64::Xxh64;
-
-/// The options of `lzkit.recompress_file`'s seekable target, on one thread
-/// (the bytes do not depend on the thread count).
-pub(crate) fn write_options(to: &str, level: Option<i32>, chunk: usize) -> PyResult<WriteOptions> {
-    let opts = match to {
-        "lz4" => WriteOptions::lz4(
-            lzkit::lz4::frame::FrameOptions::new()
-                .level(lzkit::lz4::Level::new(level.unwrap_or(1))),
-        ),
-        "zstd" | "zst" => {
-            WriteOptions::zstd(lzkit::zstd::EncodeOptions::new().level(level.unwrap_or(3)))
-        }
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "unknown target format {other:?}: \"lz4\" or \"zstd\""
-            )));
-        }
-    };
-    Ok(opts.chunk_size(chunk).threads(1))
-}
 
 fn err(path: &std::path::Path, e: impl std::fmt::Display) -> PyErr {
     PyRuntimeError::new_err(format!("{}: {e}", path.display()))
@@ -107,11 +85,11 @@ pub(crate) fn recompress_part(
     start: u64,
     end: u64,
 ) -> PyResult<(PartEntries, u64)> {
-    let opts = write_options(to, level, chunk)?;
+    let opts = crate::formats::write_options(to, level, chunk)?;
     py.allow_threads(|| {
         let input = File::open(&src).map_err(|e| err(&src, e))?;
         let reader = SeekableReader::open(input).map_err(|e| err(&src, e))?;
-        let output = crate::temporary_for(&part).map_err(PyRuntimeError::new_err)?;
+        let output = crate::files::temporary_for(&part).map_err(PyRuntimeError::new_err)?;
         let writer = SeekableWriter::new(BufWriter::with_capacity(1 << 20, output), &opts)
             .map_err(|e| err(&part, e))?;
         let mut tee = Hashing {
@@ -140,7 +118,7 @@ pub(crate) fn recompress_part(
             .sum();
         tmp.as_file().set_len(frames).map_err(|e| err(&part, e))?;
         tmp.as_file().sync_all().map_err(|e| err(&part, e))?;
-        crate::persist(tmp, &part).map_err(PyRuntimeError::new_err)?;
+        crate::files::persist(tmp, &part).map_err(PyRuntimeError::new_err)?;
         let entries = table
             .entries()
             .iter()
@@ -202,10 +180,7 @@ pub(crate) fn join_parts<'py>(
     to: &str,
     parts: Vec<Part>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let format = match to {
-        "lz4" => TableFormat::Lz4,
-        _ => TableFormat::Zstd,
-    };
+    let format = crate::formats::write_options(to, None, 1)?.format();
     let checksums = parts.iter().flat_map(|p| &p.1).any(|e| e.2.is_some());
     let result = py.allow_threads(|| -> PyResult<Summary> {
         let mut head = [0u8; 8];
@@ -213,15 +188,15 @@ pub(crate) fn join_parts<'py>(
         {
             use std::io::Read;
             let mut f = File::open(&src).map_err(|e| err(&src, e))?;
-            crate::refuse_same_file(&src, &f, &dst).map_err(PyRuntimeError::new_err)?;
+            crate::files::refuse_same_file(&src, &f, &dst).map_err(PyRuntimeError::new_err)?;
             let n = f.read(&mut head).map_err(|e| err(&src, e))?;
             head[n..].fill(0);
         }
         // The parts read it as LZ4 or zstd: detection cannot fail.
         let source =
-            SourceFormat::detect(&head).ok_or_else(|| err(&src, "neither LZ4 nor zstd"))?;
+            lzkit::format::detect(&head).ok_or_else(|| err(&src, "neither LZ4 nor zstd"))?;
         let mut table = SeekTable::new(format, checksums);
-        let tmp = crate::temporary_for(&dst).map_err(PyRuntimeError::new_err)?;
+        let tmp = crate::files::temporary_for(&dst).map_err(PyRuntimeError::new_err)?;
         let mut out = BufWriter::with_capacity(1 << 20, tmp);
         let mut offset = 0u64;
         for (path, entries, _) in &parts {
@@ -271,7 +246,7 @@ pub(crate) fn join_parts<'py>(
                 "the joined parts do not decode to the content they were made from",
             ));
         }
-        crate::persist(tmp, &dst).map_err(PyRuntimeError::new_err)?;
+        crate::files::persist(tmp, &dst).map_err(PyRuntimeError::new_err)?;
         for (path, _, _) in &parts {
             let _ = std::fs::remove_file(path);
         }
@@ -286,5 +261,13 @@ pub(crate) fn join_parts<'py>(
         })
     });
     // On failure the temporary file was deleted when dropped.
-    crate::summary_dict(py, &result?)
+    crate::recompress::summary_dict(py, &result?)
+}
+
+/// Add this module's functions and classes to the native module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(seekable_content, m)?)?;
+    m.add_function(wrap_pyfunction!(recompress_part, m)?)?;
+    m.add_function(wrap_pyfunction!(join_parts, m)?)?;
+    Ok(())
 }

@@ -1,9 +1,11 @@
 //! Test support for the lzkit workspace (not published), shared by the
-//! tests, benchmarks, fuzz targets and `lzkit bench`:
+//! tests, benchmarks, fuzz targets, and the C columns of `lzkit bench` and
+//! `lzkit probe` (the command's `c-reference` feature, off by default):
 //!
-//! * [`rng`]: the one seeded PRNG;
+//! * [`rng`]: the one seeded PRNG, and [`corpus`]: the column-like files of
+//!   `lzkit bench`'s built-in corpus, both re-exported from `lzkit-corpus`
+//!   (the command depends on that crate, not on this one);
 //! * [`data`]: deterministic test data in named shapes;
-//! * [`corpus`]: the column-like files of `lzkit bench`'s built-in corpus;
 //! * [`c_ref`]: safe wrappers of the C reference (liblz4 via `lz4-sys`);
 //! * [`reference`](mod@reference): an independent reader of the block format (a slow
 //!   reference decoder and rule checker) and hand-built blocks;
@@ -22,15 +24,15 @@
 pub mod adaptive;
 pub mod c_ref;
 pub mod compare;
-pub mod corpus;
 pub mod data;
 pub mod frames;
 pub mod lz4cmd;
 pub mod reference;
-pub mod rng;
 pub mod zstd_check;
 pub mod zstd_frames;
 pub mod zstd_ref;
+
+pub use lzkit_corpus::{corpus, rng};
 
 pub use compare::*;
 pub use data::*;

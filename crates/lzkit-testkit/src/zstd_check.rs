@@ -9,7 +9,7 @@
 
 use crate::compare::assert_same;
 use lzkit::zstd::{self, DecodeOptions, Decoder, Dictionary, FrameDecoder, Variant};
-use lzkit::{Error, Fault, ZstdFault};
+use lzkit::{Error, Fault, FrameFault, ZstdFault, ZstdFrameFault};
 use std::io::Read;
 
 /// The read sizes of the streaming checks: one byte, an odd size, a page.
@@ -199,12 +199,24 @@ pub fn innermost(e: &Error) -> &Error {
     }
 }
 
-/// The [`ZstdFault`] an error reports, if any (through frames and blocks).
+/// The [`ZstdFault`] (a corrupt block) an error reports, if any (through
+/// frames and blocks).
 pub fn zstd_fault(e: &Error) -> Option<ZstdFault> {
     match innermost(e) {
-        Error::ZstdFrame { fault, .. } => Some(*fault),
         Error::CorruptBlock {
             fault: Fault::Zstd(f),
+            ..
+        } => Some(*f),
+        _ => None,
+    }
+}
+
+/// The [`ZstdFrameFault`] (a corrupt frame) an error reports, if any
+/// (through frames and blocks).
+pub fn zstd_frame_fault(e: &Error) -> Option<ZstdFrameFault> {
+    match innermost(e) {
+        Error::CorruptFrame {
+            fault: FrameFault::Zstd(f),
             ..
         } => Some(*f),
         _ => None,

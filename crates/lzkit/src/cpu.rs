@@ -77,6 +77,29 @@ fn detect() -> u32 {
     bits
 }
 
+/// The CPU's time-stamp counter on x86-64 (a few nanoseconds to read),
+/// nanoseconds since the first call elsewhere: a cheap clock whose ticks
+/// are only compared with each other (see [`crate::adaptive::policy::ticks`]).
+#[inline(always)]
+pub(crate) fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: RDTSC exists on every x86-64 CPU and has no preconditions.
+        #[allow(unused_unsafe)]
+        unsafe {
+            core::arch::x86_64::_rdtsc()
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        EPOCH
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_nanos() as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,30 +1,21 @@
 //! The one error type of lzkit.
 //!
 //! Every failure is a variant that says what was wrong and where, so that a
-//! user (or the CLI) can print one line that explains it. A corrupt block
-//! carries a [`Fault`]: one kind per codec, so each codec's faults say what
-//! its format forbids and name the format in the message.
+//! user (or the CLI) can print one line that explains it. Faults come in
+//! one shape per layer, for every codec alike: a corrupt frame (its header,
+//! or how its blocks are framed) is [`Error::CorruptFrame`] with a
+//! [`FrameFault`] ([`Lz4FrameFault`], [`ZstdFrameFault`]); a corrupt block
+//! is [`Error::CorruptBlock`] with a [`Fault`] ([`Lz4Fault`],
+//! [`ZstdFault`]). Each codec's faults say what its format forbids and name
+//! the format in the message. The checks of a frame's blocks and content
+//! that are not one codec's own (block and content checksums, a block's
+//! size against the frame's maximum, the content size, truncation,
+//! dictionaries) are codec-neutral variants, wrapped by [`Error::Block`]
+//! and [`Error::Frame`] to say where.
 
 use std::fmt;
 
-/// A compression format lzkit decodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Codec {
-    /// The LZ4 block format (also inside LZ4 frames).
-    Lz4,
-    /// Zstandard (RFC 8878).
-    Zstd,
-}
-
-impl fmt::Display for Codec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Codec::Lz4 => "LZ4",
-            Codec::Zstd => "zstd",
-        })
-    }
-}
+pub use crate::format::Codec;
 
 /// Why a compressed block was rejected, by codec. Carried by
 /// [`Error::CorruptBlock`].
@@ -68,17 +59,11 @@ impl From<ZstdFault> for Fault {
     }
 }
 
-/// Why zstd data was rejected (a [`Fault::Zstd`]).
+/// Why a zstd block was rejected (a [`Fault::Zstd`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ZstdFault {
-    /// The data does not start with the zstd magic number (nor a skippable
-    /// frame's).
-    NotZstd {
-        /// The four bytes read, little-endian.
-        magic: u32,
-    },
-    /// A structure of the format is malformed; the text says which.
+    /// A structure of the block is malformed; the text says which.
     Malformed(&'static str),
     /// A match offset pointing before the start of the data (and of any
     /// dictionary).
@@ -104,21 +89,11 @@ pub enum ZstdFault {
         /// Capacity of the output buffer.
         capacity: usize,
     },
-    /// The frame's window is larger than the decoder's memory limit.
-    WindowTooLarge {
-        /// The window size the frame header asks for.
-        window: u64,
-        /// The limit (`window_log_max`, CLI `--memory`).
-        limit: u64,
-    },
 }
 
 impl fmt::Display for ZstdFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ZstdFault::NotZstd { magic } => {
-                write!(f, "not zstd data: unknown magic number {magic:#010x}")
-            }
             ZstdFault::Malformed(what) => f.write_str(what),
             ZstdFault::OffsetBeforeStart { offset, available } => write!(
                 f,
@@ -131,7 +106,137 @@ impl fmt::Display for ZstdFault {
             ZstdFault::OutputTooSmall { capacity } => {
                 write!(f, "decoded data does not fit in {capacity} bytes")
             }
-            ZstdFault::WindowTooLarge { window, limit } => write!(
+        }
+    }
+}
+
+/// Why a compressed frame was rejected, by codec: its header, or how its
+/// blocks are framed. Carried by [`Error::CorruptFrame`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FrameFault {
+    /// An LZ4 frame broke the LZ4 frame format.
+    Lz4(Lz4FrameFault),
+    /// A zstd frame broke RFC 8878.
+    Zstd(ZstdFrameFault),
+}
+
+impl FrameFault {
+    /// The codec whose frame this is.
+    pub const fn codec(&self) -> Codec {
+        match self {
+            FrameFault::Lz4(_) => Codec::Lz4,
+            FrameFault::Zstd(_) => Codec::Zstd,
+        }
+    }
+
+    /// The whole message of a frame that failed at byte `at` (each codec
+    /// words its own, as its command does).
+    fn message(&self, at: u64) -> String {
+        match self {
+            FrameFault::Lz4(Lz4FrameFault::UnknownMagic { magic }) => {
+                format!("not LZ4 data: unknown magic number {magic:#010x} at byte {at}")
+            }
+            FrameFault::Lz4(Lz4FrameFault::BadHeader { reason }) => {
+                format!("corrupt LZ4 frame header at byte {at}: {reason}")
+            }
+            FrameFault::Lz4(Lz4FrameFault::HeaderChecksum { stored, computed }) => format!(
+                "LZ4 frame header checksum mismatch at byte {at}: stored {stored:#04x}, computed {computed:#04x}"
+            ),
+            FrameFault::Zstd(fault) => format!("corrupt zstd frame at byte {at}: {fault}"),
+        }
+    }
+}
+
+impl fmt::Display for FrameFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameFault::Lz4(fault) => fault.fmt(f),
+            FrameFault::Zstd(fault) => fault.fmt(f),
+        }
+    }
+}
+
+impl From<Lz4FrameFault> for FrameFault {
+    fn from(fault: Lz4FrameFault) -> Self {
+        FrameFault::Lz4(fault)
+    }
+}
+
+impl From<ZstdFrameFault> for FrameFault {
+    fn from(fault: ZstdFrameFault) -> Self {
+        FrameFault::Zstd(fault)
+    }
+}
+
+/// Why an LZ4 frame was rejected (a [`FrameFault::Lz4`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Lz4FrameFault {
+    /// The data does not start with a known LZ4 magic number.
+    UnknownMagic {
+        /// The four bytes read, little-endian.
+        magic: u32,
+    },
+    /// The frame header is malformed (reserved bits, version, block size).
+    BadHeader {
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// The frame header checksum byte does not match.
+    HeaderChecksum {
+        /// Stored checksum byte.
+        stored: u8,
+        /// Computed checksum byte.
+        computed: u8,
+    },
+}
+
+impl fmt::Display for Lz4FrameFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lz4FrameFault::UnknownMagic { magic } => {
+                write!(f, "not LZ4 data: unknown magic number {magic:#010x}")
+            }
+            Lz4FrameFault::BadHeader { reason } => write!(f, "corrupt frame header: {reason}"),
+            Lz4FrameFault::HeaderChecksum { stored, computed } => write!(
+                f,
+                "frame header checksum mismatch: stored {stored:#04x}, computed {computed:#04x}"
+            ),
+        }
+    }
+}
+
+/// Why a zstd frame was rejected (a [`FrameFault::Zstd`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ZstdFrameFault {
+    /// The data does not start with the zstd magic number (nor a skippable
+    /// frame's).
+    NotZstd {
+        /// The four bytes read, little-endian.
+        magic: u32,
+    },
+    /// A structure of the frame (its header, a block header, a
+    /// dictionary) is malformed; the text says which.
+    Malformed(&'static str),
+    /// The frame's window is larger than the decoder's memory limit.
+    WindowTooLarge {
+        /// The window size the frame header asks for.
+        window: u64,
+        /// The limit (`window_log_max`, CLI `--memory`).
+        limit: u64,
+    },
+}
+
+impl fmt::Display for ZstdFrameFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ZstdFrameFault::NotZstd { magic } => {
+                write!(f, "not zstd data: unknown magic number {magic:#010x}")
+            }
+            ZstdFrameFault::Malformed(what) => f.write_str(what),
+            ZstdFrameFault::WindowTooLarge { window, limit } => write!(
                 f,
                 "window of {window} bytes exceeds the memory limit of {limit} bytes (raise it: CLI --memory, API window_log_max)"
             ),
@@ -225,33 +330,16 @@ pub enum Error {
     /// the legacy format); the message says which, and what to change.
     #[error("invalid options: {0}")]
     InvalidOptions(&'static str),
-    /// The data does not start with a known LZ4 magic number.
-    #[error("not LZ4 data: unknown magic number {magic:#010x} at byte {at}")]
-    UnknownMagic {
-        /// The four bytes read, little-endian.
-        magic: u32,
-        /// Position in the input stream.
+    /// A frame is malformed ("not LZ4 data: unknown magic number
+    /// 0x00000007 at byte 9", "corrupt zstd frame at byte 4: reserved bit
+    /// set in the frame header"): its header, or how its blocks are framed.
+    #[error("{}", .fault.message(*.at))]
+    CorruptFrame {
+        /// Position in the input stream where the problem was detected:
+        /// the frame's start for an LZ4 header, the faulty field for zstd.
         at: u64,
-    },
-    /// The frame header is malformed (reserved bits, version, block size).
-    #[error("corrupt LZ4 frame header at byte {at}: {reason}")]
-    BadHeader {
-        /// Position of the frame in the input stream.
-        at: u64,
-        /// What was wrong.
-        reason: &'static str,
-    },
-    /// The frame header checksum byte does not match.
-    #[error(
-        "LZ4 frame header checksum mismatch at byte {at}: stored {stored:#04x}, computed {computed:#04x}"
-    )]
-    HeaderChecksum {
-        /// Position of the frame in the input stream.
-        at: u64,
-        /// Stored checksum byte.
-        stored: u8,
-        /// Computed checksum byte.
-        computed: u8,
+        /// What was wrong, by codec.
+        fault: FrameFault,
     },
     /// A block in a frame failed to decode.
     #[error("block {index} at byte {at}: {source}")]
@@ -263,14 +351,6 @@ pub enum Error {
         /// What went wrong.
         #[source]
         source: Box<Error>,
-    },
-    /// A zstd frame (or its header) is malformed: what, and where.
-    #[error("corrupt zstd frame at byte {at}: {fault}")]
-    ZstdFrame {
-        /// Position in the input stream where the problem was detected.
-        at: u64,
-        /// What was wrong.
-        fault: ZstdFault,
     },
     /// Something went wrong inside one frame of a stream of several.
     #[error("frame {index} at byte {at}: {source}")]
@@ -403,6 +483,30 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_corrupt_frame_names_its_codec() {
+        let e = Error::CorruptFrame {
+            at: 9,
+            fault: Lz4FrameFault::UnknownMagic { magic: 7 }.into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "not LZ4 data: unknown magic number 0x00000007 at byte 9"
+        );
+        let e = Error::CorruptFrame {
+            at: 4,
+            fault: ZstdFrameFault::Malformed("reserved bit set in the frame header").into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "corrupt zstd frame at byte 4: reserved bit set in the frame header"
+        );
+        let Error::CorruptFrame { fault, .. } = e else {
+            unreachable!()
+        };
+        assert_eq!(fault.codec(), Codec::Zstd);
+    }
 
     #[test]
     fn a_corrupt_block_names_its_codec() {

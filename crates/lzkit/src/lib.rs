@@ -6,6 +6,8 @@
 //! * [`zstd`]: Zstandard decoding (RFC 8878): frames, dictionaries,
 //!   one-shot and streaming, with the same adaptive copy kernels; zstd
 //!   compression through libzstd with the `zstd-compress` feature.
+//! * [`format`](mod@format): every format lzkit reads or writes: names, magic numbers,
+//!   the sniffer, and a decoder or encoder for each.
 //! * `recompress` (the `recompress` feature): LZ4, zstd, gzip, zlib, xz and
 //!   LZMA in, LZ4 or zstd out, in one parallel pipeline.
 //! * [`seekable`]: seekable LZ4 and zstd files (independent frames and a
@@ -20,7 +22,9 @@
 #[doc(hidden)]
 pub mod adaptive;
 mod cpu;
+mod encoder;
 pub mod error;
+pub mod format;
 mod kernels;
 pub mod lz4;
 mod mem;
@@ -31,4 +35,7 @@ pub mod recompress;
 pub mod seekable;
 pub mod zstd;
 
-pub use error::{Codec, Error, Fault, Lz4Fault, Result, ZstdFault};
+pub use encoder::{AutoFinishEncoder, FrameWrite};
+pub use error::{
+    Codec, Error, Fault, FrameFault, Lz4Fault, Lz4FrameFault, Result, ZstdFault, ZstdFrameFault,
+};

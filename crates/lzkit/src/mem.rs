@@ -69,6 +69,16 @@ pub(crate) fn grow_zeroed_exact(v: &mut Vec<u8>, len: usize) -> Result<()> {
     Ok(())
 }
 
+/// Copy into `dst` as much of `src[*from..end]` as fits, and advance
+/// `*from` past it: how a streaming decoder's `Read` hands out what it has
+/// decoded. Returns the count, 0 when nothing is left (or `dst` is empty).
+pub(crate) fn hand_out(dst: &mut [u8], src: &[u8], from: &mut usize, end: usize) -> usize {
+    let n = dst.len().min(end.saturating_sub(*from));
+    dst[..n].copy_from_slice(&src[*from..*from + n]);
+    *from += n;
+    n
+}
+
 /// `part` zero-filled, as initialised bytes.
 pub(crate) fn zero_fill(part: &mut [MaybeUninit<u8>]) -> &mut [u8] {
     part.fill(MaybeUninit::new(0));

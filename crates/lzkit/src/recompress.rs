@@ -19,10 +19,11 @@
 //! exactly what the input held, checked end to end.
 //!
 //! ```
-//! use lzkit::recompress::{RecompressOptions, Target, recompress};
+//! use lzkit::format::Target;
+//! use lzkit::recompress::{RecompressOptions, recompress};
 //! let data = b"baskets of events, baskets of events, baskets of events ".repeat(1000);
 //! let lz4 = lzkit::lz4::frame::compress(&data, &Default::default());
-//! let opts = RecompressOptions::new(Target::Zstd(lzkit::zstd::EncodeOptions::new().level(9)))
+//! let opts = RecompressOptions::new(Target::Zstd(lzkit::zstd::FrameOptions::new().level(9)))
 //!     .verify(true);
 //! let (zst, summary) = recompress(&lz4[..], Vec::new(), &opts)?;
 //! assert_eq!(lzkit::zstd::decompress(&zst).unwrap(), data);
@@ -30,7 +31,7 @@
 //! # Ok::<(), lzkit::recompress::RecompressError>(())
 //! ```
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -38,7 +39,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use xxhash_rust::xxh64::Xxh64;
 
 use crate::error::Error;
-use crate::lz4::frame::{DecodeOptions, FrameDecoder, FrameEncoder, FrameOptions};
+use crate::format::{self, Encoder, Format, Found, Target};
 
 /// The size of the pieces of decoded content handed from the decoding
 /// thread to the encoder (and of the output handed to the verifier).
@@ -47,102 +48,11 @@ pub const CHUNK: usize = 1 << 20;
 /// busy, few enough that memory stays bounded.
 pub const DEPTH: usize = 4;
 
-/// The compressed formats recompression reads, told by their first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceFormat {
-    /// LZ4 frames, legacy frames too (and skippable frames before them).
-    Lz4,
-    /// zstd frames.
-    Zstd,
-    /// gzip members (several in a row, as `gzip -d` reads them).
-    Gzip,
-    /// A zlib stream (RFC 1950), as ROOT and many HEP files hold.
-    Zlib,
-    /// xz streams (several in a row).
-    Xz,
-    /// The legacy `.lzma` format (LZMA-alone).
-    Lzma,
-}
-
-impl SourceFormat {
-    /// The format whose magic bytes start `head` (at least the first 6
-    /// bytes of the input, fewer only if the input is shorter), or `None`.
-    ///
-    /// ```
-    /// use lzkit::recompress::SourceFormat;
-    /// assert_eq!(SourceFormat::detect(&[0x1f, 0x8b, 8, 0]), Some(SourceFormat::Gzip));
-    /// assert_eq!(SourceFormat::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Some(SourceFormat::Zstd));
-    /// assert_eq!(SourceFormat::detect(b"plain text"), None);
-    /// ```
-    pub fn detect(head: &[u8]) -> Option<SourceFormat> {
-        let magic = |m: &[u8]| head.starts_with(m);
-        let word = head
-            .get(..4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-        match word {
-            Some(crate::zstd::MAGIC) => return Some(SourceFormat::Zstd),
-            Some(0x184D_2204 | 0x184C_2102) => return Some(SourceFormat::Lz4),
-            Some(w) if crate::zstd::is_skippable_magic(w) => return Some(SourceFormat::Lz4),
-            _ => {}
-        }
-        if magic(&[0x1f, 0x8b]) {
-            return Some(SourceFormat::Gzip);
-        }
-        if magic(&[0xFD, b'7', b'z', b'X', b'Z', 0]) {
-            return Some(SourceFormat::Xz);
-        }
-        if let [cmf, flg, ..] = head
-            && cmf & 0x0F == 8
-            && cmf >> 4 <= 7
-            && flg & 0x20 == 0
-            && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0
-        {
-            return Some(SourceFormat::Zlib);
-        }
-        // LZMA-alone: a properties byte (lc + lp * 9 + pb * 45 < 225; 0x5D
-        // is what every encoder writes by default) and a dictionary size.
-        if let [0x5D, d0, d1, d2, d3, ..] = head {
-            let dict = u32::from_le_bytes([*d0, *d1, *d2, *d3]);
-            let three_halves = dict % 3 == 0 && (dict / 3).is_power_of_two();
-            if dict.is_power_of_two() || three_halves || dict == u32::MAX {
-                return Some(SourceFormat::Lzma);
-            }
-        }
-        None
-    }
-
-    /// The format's usual name: `lz4`, `zstd`, `gzip`, `zlib`, `xz`, `lzma`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            SourceFormat::Lz4 => "lz4",
-            SourceFormat::Zstd => "zstd",
-            SourceFormat::Gzip => "gzip",
-            SourceFormat::Zlib => "zlib",
-            SourceFormat::Xz => "xz",
-            SourceFormat::Lzma => "lzma",
-        }
-    }
-}
-
-/// What to write.
-#[derive(Debug, Clone)]
-pub enum Target {
-    /// LZ4 frames with these options (level, block size and mode,
-    /// checksums, threads).
-    Lz4(FrameOptions),
-    /// zstd frames with these options (level, workers, checksum, long mode).
-    Zstd(crate::zstd::EncodeOptions),
-    /// A seekable LZ4 or zstd file: independent frames of one chunk each
-    /// and a seek table ([`crate::seekable`]).
-    Seekable(crate::seekable::WriteOptions),
-}
-
 /// How to recompress.
 #[derive(Debug, Clone)]
 pub struct RecompressOptions {
     target: Target,
-    decode_threads: usize,
-    window_log_max: u32,
+    decode: format::DecodeOptions,
     verify: bool,
     serial: bool,
 }
@@ -154,8 +64,7 @@ impl RecompressOptions {
     pub fn new(target: Target) -> Self {
         RecompressOptions {
             target,
-            decode_threads: 1,
-            window_log_max: crate::zstd::DEFAULT_WINDOW_LOG_MAX,
+            decode: format::DecodeOptions::new(),
             verify: false,
             serial: false,
         }
@@ -169,13 +78,13 @@ impl RecompressOptions {
     /// threads: 0.22 s and 69 MB peak with one decoding thread, 0.23 s and
     /// 93 MB with two).
     pub fn decode_threads(mut self, threads: usize) -> Self {
-        self.decode_threads = threads;
+        self.decode = self.decode.threads(threads);
         self
     }
 
     /// The largest zstd window accepted from the input, as a log.
     pub fn window_log_max(mut self, log: u32) -> Self {
-        self.window_log_max = log;
+        self.decode = self.decode.window_log_max(log);
         self
     }
 
@@ -200,13 +109,18 @@ impl RecompressOptions {
     pub fn target(&self) -> &Target {
         &self.target
     }
+
+    /// The input decoder's options.
+    fn decode_options(&self) -> format::DecodeOptions {
+        self.decode.clone()
+    }
 }
 
 /// What a recompression did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
     /// The input's format.
-    pub source: SourceFormat,
+    pub source: Format,
     /// Compressed bytes read.
     pub read: u64,
     /// Bytes of content (decoded input).
@@ -252,7 +166,7 @@ pub struct Progress {
 ///
 /// # Errors
 /// [`RecompressError::Input`] for input that cannot be read or decoded
-/// (in no format [`SourceFormat::detect`] knows, corrupt, truncated);
+/// (in no format [`format::detect`] knows, corrupt, truncated);
 /// [`RecompressError::Output`] for write errors and a failed verification.
 /// What was written before the error is incomplete: a caller writing a
 /// file removes it (the `lzkit recompress` command writes a temporary file
@@ -282,12 +196,12 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
     };
     let (source, head) = sniff(&mut input).map_err(RecompressError::Input)?;
     let trailing_zeros = Arc::new(AtomicU64::new(0));
-    let decoder = open_decoder(
+    let decoder = format::decoder(
         source,
         io::Cursor::new(head).chain(input),
-        opts,
-        trailing_zeros.clone(),
-    )?;
+        &opts.decode_options().trailing_zeros(trailing_zeros.clone()),
+    )
+    .map_err(RecompressError::Input)?;
 
     std::thread::scope(|scope| {
         let pieces: Box<dyn Iterator<Item = io::Result<Vec<u8>>>> = if opts.serial {
@@ -318,7 +232,7 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         // The encoding, in a closure: on any error its encoder (and the
         // verifier's sender in it) is dropped, so the verifier ends.
         let encoded = (|| {
-            let mut encoder = Encoder::new(tee, &opts.target)?;
+            let mut encoder = Encoder::new(tee, &opts.target).map_err(RecompressError::Output)?;
             let mut sum = Digest {
                 hash: Xxh64::new(0),
                 len: 0,
@@ -330,10 +244,10 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
                 progress(Progress {
                     read: read.load(Ordering::Relaxed),
                     content: sum.len,
-                    written: encoder.written(),
+                    written: encoder.get_ref().written,
                 });
             }
-            let mut tee = encoder.finish()?;
+            let mut tee = encoder.finish().map_err(RecompressError::Output)?;
             tee.flush().map_err(output_error)?;
             Ok((tee, sum.len, sum.hash.digest()))
         })();
@@ -401,31 +315,18 @@ fn verification_failed(why: String) -> RecompressError {
 /// (a zstd file that starts with a skippable index is zstd). Returns the
 /// format and the bytes read after the skippable frames, to be decoded
 /// first.
-fn sniff(input: &mut impl Read) -> Result<(SourceFormat, Vec<u8>), Error> {
-    let not_known = |head: &[u8], skipped: bool| {
-        Error::Io(io::Error::new(
-            io::ErrorKind::InvalidData,
-            if head.is_empty() && !skipped {
-                "empty input: no compressed data to recompress"
-            } else if head.is_empty() {
-                "only skippable frames: no compressed data to recompress"
-            } else {
-                "not a compressed format lzkit reads (LZ4, zstd, gzip, zlib, xz, lzma)"
-            },
-        ))
-    };
+fn sniff(input: &mut impl Read) -> Result<(Format, Vec<u8>), Error> {
     let mut skipped = false;
     loop {
-        let mut head = Vec::with_capacity(8);
-        input.by_ref().take(8).read_to_end(&mut head)?;
-        let magic = head
-            .get(..4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-        match magic {
-            Some(m) if crate::zstd::is_skippable_magic(m) && head.len() == 8 => {
-                let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-                let dropped = io::copy(&mut input.by_ref().take(u64::from(size)), &mut io::sink())?;
-                if dropped < u64::from(size) {
+        // A limit of 0: each skippable frame's content is dropped as it
+        // streams by, never held, whatever its size.
+        let sniffed = format::sniff(input, 0)?;
+        let head = sniffed.rest();
+        match sniffed.found {
+            Found::Format(format) => return Ok((format, head.to_vec())),
+            Found::OverLimit { remaining } => {
+                let dropped = io::copy(&mut input.by_ref().take(remaining), &mut io::sink())?;
+                if dropped < remaining {
                     return Err(Error::Io(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
                         "truncated: the input ends inside a skippable frame",
@@ -433,17 +334,24 @@ fn sniff(input: &mut impl Read) -> Result<(SourceFormat, Vec<u8>), Error> {
                 }
                 skipped = true;
             }
-            _ => {
-                let format =
-                    SourceFormat::detect(&head).ok_or_else(|| not_known(&head, skipped))?;
-                return Ok((format, head));
+            Found::End | Found::TruncatedSkippable | Found::Unknown => {
+                return Err(Error::Io(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    if head.is_empty() && !skipped {
+                        "empty input: no compressed data to recompress".to_string()
+                    } else if head.is_empty() {
+                        "only skippable frames: no compressed data to recompress".to_string()
+                    } else {
+                        format!("not a compressed format lzkit reads ({})", Format::list())
+                    },
+                )));
             }
         }
     }
 }
 
 /// The length and XXH64 of what the compressed stream `input` decodes to
-/// (any [`SourceFormat`]): what `--verify` compares, and a check of a
+/// (any [`Format`]): what `--verify` compares, and a check of a
 /// recompressed file against its source.
 ///
 /// # Errors
@@ -458,15 +366,11 @@ pub fn content_digest<R: Read + Send>(
 /// [`content_digest`] with plain errors (the verifier thread's body).
 fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(u64, u64), Error> {
     let (source, head) = sniff(&mut input)?;
-    let mut decoder = open_decoder(
+    let mut decoder = format::decoder(
         source,
         io::Cursor::new(head).chain(input),
-        opts,
-        Arc::default(),
-    )
-    .map_err(|e| match e {
-        RecompressError::Input(e) | RecompressError::Output(e) => e,
-    })?;
+        &opts.decode_options(),
+    )?;
     let mut sum = Digest {
         hash: Xxh64::new(0),
         len: 0,
@@ -490,237 +394,6 @@ impl Write for Digest {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-/// A decoder of `input` in `format`; `trailing_zeros` receives the count
-/// of zero bytes ignored after the last gzip member.
-fn open_decoder<'a, R: Read + Send + 'a>(
-    format: SourceFormat,
-    input: R,
-    opts: &RecompressOptions,
-    trailing_zeros: Arc<AtomicU64>,
-) -> Result<Box<dyn Read + Send + 'a>, RecompressError> {
-    Ok(match format {
-        SourceFormat::Lz4 => Box::new(FrameDecoder::with_options(
-            input,
-            &DecodeOptions::new().threads(opts.decode_threads),
-        )),
-        SourceFormat::Zstd => Box::new(crate::zstd::FrameDecoder::with_decoder(
-            input,
-            crate::zstd::Decoder::with_options(
-                crate::zstd::DecodeOptions::new().window_log_max(opts.window_log_max),
-            ),
-        )),
-        SourceFormat::Gzip => Box::new(GzipMembers::new(io::BufReader::new(input), trailing_zeros)),
-        SourceFormat::Zlib => Box::new(Labeled(
-            format,
-            EndChecked::new(flate2::bufread::ZlibDecoder::new(io::BufReader::new(input))),
-        )),
-        SourceFormat::Xz => {
-            // Several streams in a row, as `xz -d` reads them; anything
-            // else after them is an error of liblzma's.
-            let stream = liblzma::stream::Stream::new_stream_decoder(
-                lzma_memory_limit(opts),
-                liblzma::stream::CONCATENATED,
-            )
-            .map_err(lzma_setup)?;
-            Box::new(Labeled(
-                format,
-                liblzma::read::XzDecoder::new_stream(input, stream),
-            ))
-        }
-        SourceFormat::Lzma => {
-            let stream = liblzma::stream::Stream::new_lzma_decoder(lzma_memory_limit(opts))
-                .map_err(lzma_setup)?;
-            Box::new(Labeled(
-                format,
-                EndChecked::new(liblzma::bufread::XzDecoder::new_stream(
-                    io::BufReader::new(input),
-                    stream,
-                )),
-            ))
-        }
-    })
-}
-
-/// The memory liblzma may use to decode xz or LZMA input: the window limit
-/// (`--memory`; 128 MiB by default) plus 16 MiB for its other state. An
-/// LZMA dictionary is the window, and `.lzma` headers may claim up to 4 GiB.
-fn lzma_memory_limit(opts: &RecompressOptions) -> u64 {
-    (1u64 << opts.window_log_max) + (16 << 20)
-}
-
-/// liblzma refused to set up a decoder.
-fn lzma_setup(e: liblzma::stream::Error) -> RecompressError {
-    RecompressError::Input(Error::Io(io::Error::other(format!(
-        "cannot set up the xz/LZMA decoder: {e}"
-    ))))
-}
-
-/// A single-stream decoder over a buffered reader (zlib, LZMA-alone):
-/// at the end of the stream, the input must end too. Those formats have
-/// no concatenation, and data after the stream would otherwise be dropped
-/// unread.
-struct EndChecked<D> {
-    decoder: D,
-    checked: bool,
-}
-
-impl<D> EndChecked<D> {
-    fn new(decoder: D) -> Self {
-        EndChecked {
-            decoder,
-            checked: false,
-        }
-    }
-}
-
-/// Decoders whose buffered input can be looked at after their stream.
-trait BufferedInput {
-    fn input(&mut self) -> &mut dyn BufRead;
-}
-
-impl<R: BufRead> BufferedInput for flate2::bufread::ZlibDecoder<R> {
-    fn input(&mut self) -> &mut dyn BufRead {
-        self.get_mut()
-    }
-}
-
-impl<R: BufRead> BufferedInput for liblzma::bufread::XzDecoder<R> {
-    fn input(&mut self) -> &mut dyn BufRead {
-        self.get_mut()
-    }
-}
-
-impl<D: Read + BufferedInput> Read for EndChecked<D> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.decoder.read(buf)?;
-        if n == 0 && !buf.is_empty() && !self.checked {
-            self.checked = true;
-            if !self.decoder.input().fill_buf()?.is_empty() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "data after the end of the stream (this format holds one stream)",
-                ));
-            }
-        }
-        Ok(n)
-    }
-}
-
-/// gzip members one after another, as `gzip -d` reads them. After the
-/// last one, the input must end; a run of zero bytes to the end (`tar`'s
-/// padding) is accepted and counted, as `gzip -d` accepts it; anything
-/// else is trailing garbage, an error (and called that, not truncation).
-struct GzipMembers<R: BufRead> {
-    /// The member being decoded.
-    member: Option<flate2::bufread::GzDecoder<R>>,
-    /// The input between members.
-    between: Option<R>,
-    /// Zero bytes found after the last member.
-    zeros: Arc<AtomicU64>,
-}
-
-impl<R: BufRead> GzipMembers<R> {
-    fn new(input: R, zeros: Arc<AtomicU64>) -> Self {
-        GzipMembers {
-            member: Some(flate2::bufread::GzDecoder::new(input)),
-            between: None,
-            zeros,
-        }
-    }
-
-    /// After the last member: nothing, or zeros to the end.
-    fn check_end(input: &mut R, zeros: &AtomicU64) -> io::Result<()> {
-        let mut count = 0u64;
-        loop {
-            let rest = input.fill_buf()?;
-            if rest.is_empty() {
-                zeros.store(count, Ordering::Relaxed);
-                return Ok(());
-            }
-            if let Some(at) = rest.iter().position(|&b| b != 0) {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    if count + at as u64 == 0 {
-                        "trailing garbage after the last gzip member (the data after it is not gzip)"
-                            .to_string()
-                    } else {
-                        format!(
-                            "trailing garbage after the last gzip member ({} zero bytes, then data that is not gzip)",
-                            count + at as u64
-                        )
-                    },
-                ));
-            }
-            let n = rest.len();
-            count += n as u64;
-            input.consume(n);
-        }
-    }
-}
-
-impl<R: BufRead> Read for GzipMembers<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            if let Some(member) = &mut self.member {
-                let n = member.read(buf).map_err(|e| label(SourceFormat::Gzip, e))?;
-                if n > 0 || buf.is_empty() {
-                    return Ok(n);
-                }
-                // The member ended: what follows is looked at below.
-                let member = self.member.take().expect("a member");
-                self.between = Some(member.into_inner());
-            }
-            let Some(input) = &mut self.between else {
-                return Ok(0);
-            };
-            let next = input.fill_buf()?;
-            // A member starts with 1f 8b (one byte of it may be all the
-            // buffer holds: the member's header check then decides).
-            if next.starts_with(&[0x1f, 0x8b]) || next == [0x1f] {
-                let input = self.between.take().expect("input");
-                self.member = Some(flate2::bufread::GzDecoder::new(input));
-                continue;
-            }
-            let result = Self::check_end(input, &self.zeros);
-            self.between = None;
-            return result.map(|()| 0);
-        }
-    }
-}
-
-/// A decoder of another library whose errors are said to be about the
-/// input's format: "corrupt gzip data: ...", "truncated xz data".
-struct Labeled<R>(SourceFormat, R);
-
-impl<R: Read> Read for Labeled<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.1.read(buf).map_err(|e| label(self.0, e))
-    }
-}
-
-/// An error of another library's decoder for `format`, said to be about
-/// the input's format.
-fn label(format: SourceFormat, e: io::Error) -> io::Error {
-    match e.kind() {
-        io::ErrorKind::Interrupted => e,
-        // A read error of the system (EIO on a failing disk, a lost
-        // NFS server) is not about the data: passed on as it is.
-        _ if e.raw_os_error().is_some() => e,
-        io::ErrorKind::UnexpectedEof => io::Error::new(
-            e.kind(),
-            format!("truncated {} data: it ends inside a stream", format.name()),
-        ),
-        _ if e.to_string() == "memory limit reached" => io::Error::new(
-            io::ErrorKind::OutOfMemory,
-            format!(
-                "the {} data needs more memory than allowed: its dictionary is over the window limit (--memory, 128 MiB by default)",
-                format.name()
-            ),
-        ),
-        kind => io::Error::new(kind, format!("corrupt {} data: {e}", format.name())),
     }
 }
 
@@ -761,65 +434,6 @@ impl Iterator for Pieces<'_> {
 /// An output error as a [`RecompressError`].
 fn output_error(e: io::Error) -> RecompressError {
     RecompressError::Output(Error::from_io(e))
-}
-
-/// LZ4 or zstd encoder over the output (the LZ4 one boxed: it is the
-/// larger by far).
-enum Encoder<W: Write> {
-    Lz4(Box<FrameEncoder<W>>),
-    Zstd(crate::zstd::Encoder<W>),
-    Seekable(Box<crate::seekable::SeekableWriter<W>>),
-}
-
-impl<W: Write> Encoder<Tee<W>> {
-    fn new(output: Tee<W>, target: &Target) -> Result<Self, RecompressError> {
-        Ok(match target {
-            Target::Lz4(frame) => Encoder::Lz4(Box::new(
-                FrameEncoder::try_new(output, frame).map_err(RecompressError::Output)?,
-            )),
-            Target::Zstd(zstd) => Encoder::Zstd(
-                crate::zstd::Encoder::new(output, zstd).map_err(RecompressError::Output)?,
-            ),
-            Target::Seekable(opts) => Encoder::Seekable(Box::new(
-                crate::seekable::SeekableWriter::new(output, opts)
-                    .map_err(RecompressError::Output)?,
-            )),
-        })
-    }
-
-    fn written(&self) -> u64 {
-        match self {
-            Encoder::Lz4(e) => e.get_ref().written,
-            Encoder::Zstd(e) => e.get_ref().written,
-            Encoder::Seekable(e) => e.get_ref().written,
-        }
-    }
-
-    fn finish(self) -> Result<Tee<W>, RecompressError> {
-        match self {
-            Encoder::Lz4(e) => e.finish().map_err(output_error),
-            Encoder::Zstd(e) => e.finish().map_err(RecompressError::Output),
-            Encoder::Seekable(e) => e.finish().map(|(w, _)| w).map_err(RecompressError::Output),
-        }
-    }
-}
-
-impl<W: Write> Write for Encoder<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Encoder::Lz4(e) => e.write(buf),
-            Encoder::Zstd(e) => e.write(buf),
-            Encoder::Seekable(e) => e.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Encoder::Lz4(e) => e.flush(),
-            Encoder::Zstd(e) => e.flush(),
-            Encoder::Seekable(e) => e.flush(),
-        }
-    }
 }
 
 /// The output writer: counts the bytes written and, when verifying, sends
@@ -920,7 +534,7 @@ impl<R: Read> Read for Counting<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lz4::frame::BlockMode;
+    use crate::lz4::frame::{BlockMode, FrameOptions};
 
     fn data() -> Vec<u8> {
         (0u32..400_000)
@@ -928,7 +542,7 @@ mod tests {
             .collect()
     }
 
-    fn inputs(data: &[u8]) -> Vec<(SourceFormat, Vec<u8>)> {
+    fn inputs(data: &[u8]) -> Vec<(Format, Vec<u8>)> {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
         gz.write_all(data).unwrap();
         let mut zl = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
@@ -941,17 +555,17 @@ mod tests {
         lzma.write_all(data).unwrap();
         vec![
             (
-                SourceFormat::Lz4,
+                Format::Lz4Frame,
                 crate::lz4::frame::compress(data, &FrameOptions::new().level(9)),
             ),
             (
-                SourceFormat::Zstd,
-                crate::zstd::compress(data, &crate::zstd::EncodeOptions::new()).unwrap(),
+                Format::Zstd,
+                crate::zstd::compress(data, &crate::zstd::FrameOptions::new()).unwrap(),
             ),
-            (SourceFormat::Gzip, gz.finish().unwrap()),
-            (SourceFormat::Zlib, zl.finish().unwrap()),
-            (SourceFormat::Xz, xz.finish().unwrap()),
-            (SourceFormat::Lzma, lzma.finish().unwrap()),
+            (Format::Gzip, gz.finish().unwrap()),
+            (Format::Zlib, zl.finish().unwrap()),
+            (Format::Xz, xz.finish().unwrap()),
+            (Format::Lzma, lzma.finish().unwrap()),
         ]
     }
 
@@ -964,15 +578,15 @@ mod tests {
                     .block_mode(BlockMode::Linked)
                     .block_checksum(true),
             ),
-            Target::Zstd(crate::zstd::EncodeOptions::new().level(3)),
-            Target::Zstd(crate::zstd::EncodeOptions::new().level(19).workers(2)),
+            Target::Zstd(crate::zstd::FrameOptions::new().level(3)),
+            Target::Zstd(crate::zstd::FrameOptions::new().level(19).workers(2)),
             Target::Seekable(
                 crate::seekable::WriteOptions::lz4(FrameOptions::new())
                     .chunk_size(100_000)
                     .threads(2),
             ),
             Target::Seekable(
-                crate::seekable::WriteOptions::zstd(crate::zstd::EncodeOptions::new())
+                crate::seekable::WriteOptions::zstd(crate::zstd::FrameOptions::new())
                     .chunk_size(70_000),
             ),
         ]
@@ -1013,7 +627,7 @@ mod tests {
         let data = data();
         let digest = xxhash_rust::xxh64::xxh64(&data, 0);
         for (format, input) in inputs(&data) {
-            assert_eq!(SourceFormat::detect(&input), Some(format));
+            assert_eq!(format::detect(&input), Some(format));
             for target in targets() {
                 let opts = RecompressOptions::new(target.clone()).verify(true);
                 let (out, s) = recompress(&input[..], Vec::new(), &opts).unwrap();
@@ -1117,7 +731,7 @@ mod tests {
         let data = data();
         let gz = inputs(&data)
             .into_iter()
-            .find(|(f, _)| *f == SourceFormat::Gzip)
+            .find(|(f, _)| *f == Format::Gzip)
             .unwrap()
             .1;
         let opts = RecompressOptions::new(Target::Lz4(FrameOptions::new())).verify(true);
@@ -1182,7 +796,7 @@ mod tests {
     fn single_stream_formats_refuse_trailing_data() {
         let data = data();
         for (format, input) in inputs(&data) {
-            if !matches!(format, SourceFormat::Zlib | SourceFormat::Lzma) {
+            if !matches!(format, Format::Zlib | Format::Lzma) {
                 continue;
             }
             let mut twice = input.clone();
@@ -1200,14 +814,14 @@ mod tests {
     fn skippable_frames_before_zstd_and_verify_of_a_long_window() {
         let data = data();
         let mut input = vec![0x5A, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3];
-        input.extend(crate::zstd::compress(&data, &crate::zstd::EncodeOptions::new()).unwrap());
+        input.extend(crate::zstd::compress(&data, &crate::zstd::FrameOptions::new()).unwrap());
         // Verifying a window of 2^28, over the input's default limit.
-        let target = Target::Zstd(crate::zstd::EncodeOptions::new().long(Some(28)));
+        let target = Target::Zstd(crate::zstd::FrameOptions::new().long(Some(28)));
         let opts = RecompressOptions::new(target).verify(true);
         let (out, s) = recompress(&input[..], Vec::new(), &opts).unwrap();
         assert_eq!(
             (s.source, s.read, s.verified),
-            (SourceFormat::Zstd, input.len() as u64, true)
+            (Format::Zstd, input.len() as u64, true)
         );
         let frames = crate::zstd::list_frames(&out[..]).unwrap();
         assert!(frames[0].window_size > 1 << 27, "{:?}", frames[0]);
@@ -1217,34 +831,5 @@ mod tests {
         let cut = &input[..9];
         let r = recompress(cut, Vec::new(), &opts);
         assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
-    }
-
-    #[test]
-    fn detection() {
-        assert_eq!(
-            SourceFormat::detect(&[0x78, 0x9c]),
-            Some(SourceFormat::Zlib)
-        );
-        assert_eq!(SourceFormat::detect(&[0x78, 0x9d]), None);
-        assert_eq!(
-            SourceFormat::detect(&[0x02, 0x21, 0x4c, 0x18]),
-            Some(SourceFormat::Lz4)
-        );
-        assert_eq!(
-            SourceFormat::detect(&[0x50, 0x2a, 0x4d, 0x18]),
-            Some(SourceFormat::Lz4)
-        );
-        assert_eq!(
-            SourceFormat::detect(&[0x5d, 0, 0, 0x80, 0]),
-            Some(SourceFormat::Lzma)
-        );
-        assert_eq!(SourceFormat::detect(&[0x5d, 1, 2, 3, 4]), None);
-        assert_eq!(
-            SourceFormat::detect(&[0x5d, 0, 0, 0xC0, 0]),
-            Some(SourceFormat::Lzma)
-        );
-        // A zlib header asking for a preset dictionary is not taken.
-        assert_eq!(SourceFormat::detect(&[0x78, 0xbb]), None);
-        assert_eq!(SourceFormat::detect(&[]), None);
     }
 }

@@ -3,12 +3,12 @@
 //! and skippable frames, the legacy format, frame listing, and a precise
 //! error for each kind of damage.
 
-use lzkit::Error;
 use lzkit::lz4::frame::{
     self, BlockMode, BlockSize, DecodeOptions, FrameDecoder, FrameEncoder, FrameKind, FrameOptions,
     LEGACY_BLOCK_SIZE, LEGACY_MAGIC, MAGIC, PushDecoder, decompress, decompress_with_dict,
     list_frames,
 };
+use lzkit::{Error, FrameFault, Lz4FrameFault};
 use lzkit_testkit::Rng;
 use lzkit_testkit::*;
 use proptest::prelude::*;
@@ -816,7 +816,10 @@ fn bad_magic() {
     let mut g = f.clone();
     g[0] ^= 0x01;
     match both_fail(&g, None, "bad magic") {
-        Error::UnknownMagic { magic, at } => {
+        Error::CorruptFrame {
+            at,
+            fault: FrameFault::Lz4(Lz4FrameFault::UnknownMagic { magic }),
+        } => {
             assert_eq!(magic, MAGIC ^ 1);
             assert_eq!(at, 0);
         }
@@ -826,7 +829,10 @@ fn bad_magic() {
     let mut g = f.clone();
     g.extend_from_slice(b"garbage!");
     match both_fail(&g, None, "trailing garbage") {
-        Error::UnknownMagic { magic, at } => {
+        Error::CorruptFrame {
+            at,
+            fault: FrameFault::Lz4(Lz4FrameFault::UnknownMagic { magic }),
+        } => {
             assert_eq!(magic, u32::from_le_bytes(*b"garb"));
             assert_eq!(at, f.len() as u64);
         }
@@ -839,7 +845,10 @@ fn bad_magic() {
         assert!(
             matches!(
                 both_fail(&g, None, "near-magic"),
-                Error::UnknownMagic { .. }
+                Error::CorruptFrame {
+                    fault: FrameFault::Lz4(Lz4FrameFault::UnknownMagic { .. }),
+                    ..
+                }
             ),
             "{m:#x}"
         );
@@ -867,7 +876,10 @@ fn bad_header_fields() {
         g[at] ^= mask;
         fix_header_checksum(&mut g);
         match both_fail(&g, None, what) {
-            Error::BadHeader { at, .. } => assert_eq!(at, 0, "{what}"),
+            Error::CorruptFrame {
+                at,
+                fault: FrameFault::Lz4(Lz4FrameFault::BadHeader { .. }),
+            } => assert_eq!(at, 0, "{what}"),
             e => wrong.push(format!("{what}: {e:?}")),
         }
     }
@@ -882,7 +894,13 @@ fn bad_header_fields() {
         g[5] = code << 4;
         fix_header_checksum(&mut g);
         assert!(
-            matches!(both_fail(&g, None, "code"), Error::BadHeader { .. }),
+            matches!(
+                both_fail(&g, None, "code"),
+                Error::CorruptFrame {
+                    fault: FrameFault::Lz4(Lz4FrameFault::BadHeader { .. }),
+                    ..
+                }
+            ),
             "code {code}"
         );
     }
@@ -897,8 +915,9 @@ fn header_checksum_flip() {
             let mut g = f.clone();
             g[l.hc_at] ^= 1 << bit;
             match both_fail(&g, None, "HC flip") {
-                Error::HeaderChecksum {
-                    stored, computed, ..
+                Error::CorruptFrame {
+                    fault: FrameFault::Lz4(Lz4FrameFault::HeaderChecksum { stored, computed }),
+                    ..
                 } => {
                     assert_eq!(stored, f[l.hc_at] ^ (1 << bit));
                     assert_eq!(computed, f[l.hc_at]);
@@ -912,7 +931,10 @@ fn header_checksum_flip() {
             g[p] ^= 0x10;
             assert!(matches!(
                 both_fail(&g, None, "content size flip"),
-                Error::HeaderChecksum { .. }
+                Error::CorruptFrame {
+                    fault: FrameFault::Lz4(Lz4FrameFault::HeaderChecksum { .. }),
+                    ..
+                }
             ));
         }
     }
@@ -1025,7 +1047,10 @@ fn truncated_frames() {
                             ..
                         }
                 ),
-                Error::UnknownMagic { .. } => cut < 4,
+                Error::CorruptFrame {
+                    fault: FrameFault::Lz4(Lz4FrameFault::UnknownMagic { .. }),
+                    ..
+                } => cut < 4,
                 _ => false,
             };
             if !ok {
@@ -1423,7 +1448,10 @@ fn push_decoder_frames() {
     let legacy = frame::compress(&data[..1000], &legacy_opts(1));
     assert!(matches!(
         push_decode(&legacy, &[100]),
-        Err(Error::UnknownMagic { .. })
+        Err(Error::CorruptFrame {
+            fault: FrameFault::Lz4(Lz4FrameFault::UnknownMagic { .. }),
+            ..
+        })
     ));
     let with_id = frame::compress(
         &data[..1000],

@@ -568,7 +568,7 @@ proptest! {
     ) {
         let data = data_of(kind, cap_len(len, chunk), seed);
         let what = format!("zstd, {} bytes of kind {kind}, chunk {chunk}, level {level}, frame checksum {frame_checksum}, checksums {checksums}", data.len());
-        let enc = lzkit::zstd::EncodeOptions::new().level(level).checksum(frame_checksum);
+        let enc = lzkit::zstd::FrameOptions::new().level(level).checksum(frame_checksum);
         let wopts = WriteOptions::zstd(enc).chunk_size(chunk).checksums(checksums);
         let file = seekable::compress(&data, &wopts).unwrap();
         check_zstd_decoders(&file, &data, &what);
@@ -625,20 +625,20 @@ fn lz4_files_decode_with_the_lz4_command() {
 #[cfg(feature = "zstd-compress")]
 #[test]
 fn zstd_files_decode_with_the_zstd_command_and_libzstd() {
-    use lzkit::zstd::EncodeOptions;
-    let cases: Vec<(Vec<u8>, EncodeOptions, usize, bool)> = vec![
-        (Vec::new(), EncodeOptions::new(), 4096, true),
-        (vec![42], EncodeOptions::new(), 4096, false),
-        (column(300_000, 1), EncodeOptions::new(), 64 << 10, true),
+    use lzkit::zstd::FrameOptions;
+    let cases: Vec<(Vec<u8>, FrameOptions, usize, bool)> = vec![
+        (Vec::new(), FrameOptions::new(), 4096, true),
+        (vec![42], FrameOptions::new(), 4096, false),
+        (column(300_000, 1), FrameOptions::new(), 64 << 10, true),
         (
             text(100_000, 2),
-            EncodeOptions::new().level(19).checksum(false),
+            FrameOptions::new().level(19).checksum(false),
             30_000,
             true,
         ),
         (
             random(50_000, 3),
-            EncodeOptions::new().level(-5),
+            FrameOptions::new().level(-5),
             1000,
             false,
         ),
@@ -689,11 +689,11 @@ fn the_output_is_the_same_for_any_number_of_threads() {
     #[cfg(feature = "zstd-compress")]
     cases.extend([
         (
-            WriteOptions::zstd(lzkit::zstd::EncodeOptions::new()).chunk_size(64 << 10),
+            WriteOptions::zstd(lzkit::zstd::FrameOptions::new()).chunk_size(64 << 10),
             "zstd, 64 KiB chunks",
         ),
         (
-            WriteOptions::zstd(lzkit::zstd::EncodeOptions::new().level(-3).checksum(false))
+            WriteOptions::zstd(lzkit::zstd::FrameOptions::new().level(-3).checksum(false))
                 .chunk_size(3000),
             "zstd fast, 3000-byte chunks",
         ),
@@ -754,7 +754,7 @@ fn options_that_cannot_be_seekable_are_refused() {
     #[cfg(feature = "zstd-compress")]
     refused(
         WriteOptions::zstd(
-            lzkit::zstd::EncodeOptions::new()
+            lzkit::zstd::FrameOptions::new()
                 .dictionary(Some(std::sync::Arc::from(&b"dictionary"[..]))),
         ),
         "zstd dictionary",
@@ -1051,7 +1051,7 @@ fn build_table_of_a_seekable_file_is_its_table() {
     {
         let file = seekable::compress(
             &data,
-            &WriteOptions::zstd(lzkit::zstd::EncodeOptions::new()).chunk_size(50_000),
+            &WriteOptions::zstd(lzkit::zstd::FrameOptions::new()).chunk_size(50_000),
         )
         .unwrap();
         let written = SeekTable::read_from(&file[..], file.len() as u64)
@@ -1452,7 +1452,7 @@ fn table_files() -> &'static [TableFile] {
         ));
         #[cfg(feature = "zstd-compress")]
         {
-            let opts = WriteOptions::zstd(lzkit::zstd::EncodeOptions::new().checksum(false))
+            let opts = WriteOptions::zstd(lzkit::zstd::FrameOptions::new().checksum(false))
                 .chunk_size(5000);
             v.push((
                 seekable::compress(&a, &opts).unwrap(),
@@ -1924,7 +1924,7 @@ fn threads_share_one_reader() {
     files.push((
         seekable::compress(
             &data,
-            &WriteOptions::zstd(lzkit::zstd::EncodeOptions::new().level(1)).chunk_size(16 << 10),
+            &WriteOptions::zstd(lzkit::zstd::FrameOptions::new().level(1)).chunk_size(16 << 10),
         )
         .unwrap(),
         "zstd",
@@ -1975,7 +1975,7 @@ fn decode_all_on_any_number_of_threads() {
     files.push((
         seekable::compress(
             &data,
-            &WriteOptions::zstd(lzkit::zstd::EncodeOptions::new().level(1)).chunk_size(100_000),
+            &WriteOptions::zstd(lzkit::zstd::FrameOptions::new().level(1)).chunk_size(100_000),
         )
         .unwrap(),
         "zstd, 100 KB chunks",

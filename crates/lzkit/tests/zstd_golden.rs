@@ -11,8 +11,8 @@
 //! libzstd's verdict is defined by the format, compared with libzstd's.
 
 use lzkit::zstd::{self, DecodeOptions, Decoder, Dictionary, FrameDecoder};
-use lzkit::{Error, ZstdFault};
-use lzkit_testkit::zstd_check::{Ways, decode_every_way, stream, zstd_fault};
+use lzkit::{Error, ZstdFault, ZstdFrameFault};
+use lzkit_testkit::zstd_check::{Ways, decode_every_way, stream, zstd_fault, zstd_frame_fault};
 use lzkit_testkit::zstd_frames::*;
 use lzkit_testkit::zstd_ref::{self, Settings};
 use lzkit_testkit::{assert_same, text};
@@ -500,10 +500,10 @@ fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (r, LARGEST.with(|l| l.get()))
 }
 
-/// The innermost [`ZstdFault`] of a streaming error.
-fn stream_fault(f: &[u8], opts: DecodeOptions) -> Option<ZstdFault> {
+/// The innermost [`ZstdFrameFault`] of a streaming error.
+fn stream_fault(f: &[u8], opts: DecodeOptions) -> Option<ZstdFrameFault> {
     let e = stream(f, Decoder::with_options(opts), 4096).expect_err("streaming must fail");
-    zstd_fault(&e)
+    zstd_frame_fault(&e)
 }
 
 /// A window above the streaming limit (`window_log_max`, default 27) is a
@@ -527,12 +527,12 @@ fn window_above_streaming_limit() {
             "window 2^{log} refused, but {largest} bytes were allocated in one piece"
         );
         assert!(
-            matches!(fault, Some(ZstdFault::WindowTooLarge { .. })),
+            matches!(fault, Some(ZstdFrameFault::WindowTooLarge { .. })),
             "window 2^{log}: expected WindowTooLarge, got {fault:?}"
         );
         let fault = stream_fault(&f, DecodeOptions::new().window_log_max(log - 1));
         assert!(
-            matches!(fault, Some(ZstdFault::WindowTooLarge { .. })),
+            matches!(fault, Some(ZstdFrameFault::WindowTooLarge { .. })),
             "window 2^{log}, limit 2^{}: expected WindowTooLarge, got {fault:?}",
             log - 1
         );
@@ -561,7 +561,7 @@ fn window_above_streaming_limit() {
         DecodeOptions::new().window_log_max(zstd::WINDOW_LOG_MAX),
     );
     assert!(
-        matches!(fault, Some(ZstdFault::WindowTooLarge { .. })),
+        matches!(fault, Some(ZstdFrameFault::WindowTooLarge { .. })),
         "window 2^41 × 1.875: expected WindowTooLarge, got {fault:?}"
     );
 }
@@ -763,7 +763,7 @@ fn unknown_magic_and_trailing_bytes() {
         &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x40, 0xA7],
     );
     assert!(
-        matches!(zstd_fault(&e), Some(ZstdFault::NotZstd { .. })),
+        matches!(zstd_frame_fault(&e), Some(ZstdFrameFault::NotZstd { .. })),
         "expected NotZstd, got {e:?}"
     );
     let a = text(100, 9);

@@ -12,18 +12,15 @@ protocol without a copy.
 
 from . import lz4, zstd
 from ._lzkit import __version__
+from ._lzkit import probe_defaults as _probe_defaults
 from ._lzkit import probe_files as _probe_files
 from ._lzkit import recompress_file
 
 __all__ = ["lz4", "zstd", "probe", "recompress_file", "__version__"]
 
-#: The probe's default settings, as ``lzkit probe`` has them: (codec,
-#: level, favor_dec_speed).
-DEFAULT_SETTINGS = [("lz4", -8, False), ("lz4", -2, False), ("lz4", 1, False),
-                    ("lz4", 4, False), ("lz4", 9, False), ("lz4", 12, False),
-                    ("lz4", 12, True), ("zstd", -5, False), ("zstd", 1, False),
-                    ("zstd", 3, False), ("zstd", 9, False), ("zstd", 19, False)]
-
+#: The probe's default settings, as ``lzkit probe`` has them (the
+#: library's list): (codec, level, favor_dec_speed).
+DEFAULT_SETTINGS = _probe_defaults()
 
 def probe(paths, settings=None, sample_bytes=32 << 20, block_size=64 << 10,
           threads=0, time_limit=1.5):

@@ -26,17 +26,21 @@ from functools import partial
 
 from . import lz4 as _lz4
 from . import zstd as _zstd
+from ._lzkit import formats as _formats
 from ._lzkit import join_parts as _join_parts
 from ._lzkit import probe_files as _probe_files
 from ._lzkit import recompress_file as _recompress_file
 from ._lzkit import recompress_part as _recompress_part
+from ._lzkit import recompressed_name as _recompressed_name
 from ._lzkit import seekable_content as _seekable_content
 
 __all__ = ["NAME", "register", "config", "recompress", "probe", "output_name"]
 
 NAME = "lzkit"
 
-_SUFFIXES = {".gz": "", ".tgz": ".tar", ".xz": "", ".lzma": "", ".zz": "", ".zst": "", ".lz4": ""}
+#: The codecs lzkit writes and their suffixes (the library's format
+#: layer): {"lz4": ".lz4", "zstd": ".zst"}.
+_CODECS = _formats()["codecs"]
 
 
 def _lz4_open(infile, mode="rb", **kwargs):
@@ -101,8 +105,8 @@ def register():
     except ImportError:
         pass
     else:
-        fc.register_compression("lz4", _lz4_open, "lz4", force=True)
-        fc.register_compression("zstd", _zstd_open, "zst", force=True)
+        for name, opener in (("lz4", _lz4_open), ("zstd", _zstd_open)):
+            fc.register_compression(name, opener, _CODECS[name][1:], force=True)
         done.append("fsspec")
     return done
 
@@ -121,11 +125,9 @@ def config():
 
 def output_name(path, to="zstd", out_dir=None):
     """``path`` without its compressed suffix, plus ``.zst`` or ``.lz4``
-    (``x.tgz``: ``x.tar.zst``), in ``out_dir`` if given."""
-    root, ext = os.path.splitext(path)
-    if ext in _SUFFIXES:
-        path = root + _SUFFIXES[ext]
-    out = path + (".lz4" if to == "lz4" else ".zst")
+    (``x.tgz``: ``x.tar.zst``), as ``lzkit recompress`` names it (the
+    library's suffixes), in ``out_dir`` if given."""
+    out = os.fspath(_recompressed_name(path, to))
     if out_dir is not None:
         out = os.path.join(out_dir, os.path.basename(out))
     return out

@@ -14,9 +14,9 @@ that do not state their content size (streamed output, such as
 import io
 
 from ._lzkit import ZstdError
-from ._lzkit import Reader as _Reader
 from ._lzkit import zstd_compress as _compress
 from ._lzkit import zstd_decompress as _decompress
+from ._stream import RawReader as _RawReader
 
 __all__ = ["compress", "decompress", "ZstdCompressor", "ZstdDecompressor", "ZstdError"]
 
@@ -51,22 +51,6 @@ class ZstdCompressor:
         return _compress(data, self.level, self.write_checksum, self.threads)
 
 
-class _ZstdReader(io.RawIOBase):
-    def __init__(self, source, window_log_max):
-        if not hasattr(source, "read"):
-            source = io.BytesIO(memoryview(source).tobytes())
-        self._reader = _Reader(source, "zstd", 1, window_log_max)
-
-    def readable(self):
-        return True
-
-    def readinto(self, buf):
-        with memoryview(buf) as view, view.cast("B") as out:
-            data = self._reader.read(len(out))
-            out[:len(data)] = data
-            return len(data)
-
-
 class ZstdDecompressor:
     """``zstandard.ZstdDecompressor``'s shape: ``decompress(data,
     max_output_size=0)`` and ``stream_reader(source)``. ``max_window_size``:
@@ -83,4 +67,7 @@ class ZstdDecompressor:
     def stream_reader(self, source, read_size=131075):
         """A readable binary stream of the decoded bytes of ``source`` (a
         file object, or a buffer)."""
-        return io.BufferedReader(_ZstdReader(source, self._window_log_max), read_size)
+        if not hasattr(source, "read"):
+            source = io.BytesIO(memoryview(source).tobytes())
+        raw = _RawReader(source, "zstd", 1, self._window_log_max)
+        return io.BufferedReader(raw, read_size)

@@ -9,8 +9,11 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use lzkit::format::Codec;
 use lzkit::lz4::Level;
 use lzkit::lz4::frame::{BlockMode, BlockSize};
+
+use super::values::{leading_number, parse_fast, parse_size, thread_count};
 
 /// What to do with each input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,26 +31,6 @@ pub enum Mode {
     List,
     /// `lzkit recompress`: decode any format lzkit reads, write `format`.
     Recompress,
-}
-
-/// The compressed format written when compressing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutFormat {
-    /// LZ4 frames (default).
-    Lz4,
-    /// zstd frames, through libzstd (`--format=zstd`, `--zstd`).
-    Zstd,
-}
-
-impl OutFormat {
-    /// The format named `name` (`--format=NAME`, `recompress --to NAME`).
-    pub fn from_name(name: &str) -> Result<OutFormat, String> {
-        match name {
-            "lz4" => Ok(OutFormat::Lz4),
-            "zstd" | "zst" => Ok(OutFormat::Zstd),
-            _ => Err(format!("unknown format '{name}': lzkit writes lz4 or zstd")),
-        }
-    }
 }
 
 /// Whose meanings the operands and options have, chosen by the name the
@@ -71,8 +54,9 @@ pub struct Options {
     /// Compression level from `-#`, `--fast`, `--best`; `None` means the
     /// `LZ4_CLEVEL` environment variable, else 1.
     pub level: Option<Level>,
-    /// `--format=zstd` / `--zstd`: what compression writes.
-    pub format: OutFormat,
+    /// `--format=zstd` / `--zstd`: what compression writes (LZ4 frames by
+    /// default; zstd frames through libzstd).
+    pub format: Codec,
     /// The level as given, for zstd: `-#` as typed (not clamped to LZ4's
     /// 12), `--fast=N` as -N, `--best` as 19; `None`: zstd's default, 3.
     pub zstd_level: Option<i32>,
@@ -168,7 +152,7 @@ impl Default for Options {
             personality: Personality::Lz4,
             mode: Mode::Auto,
             level: None,
-            format: OutFormat::Lz4,
+            format: Codec::Lz4,
             zstd_level: None,
             ultra: false,
             long: None,
@@ -218,10 +202,6 @@ pub enum Command {
     Version,
 }
 
-/// Most worker threads; larger requests are clamped to it, as lz4 does
-/// (`LZ4_NBWORKERS_MAX`).
-pub const MAX_THREADS: usize = 200;
-
 /// Options as set by the program name: `unlz4` decompresses, `lz4cat`
 /// decompresses every file to standard output; `zstd`, `unzstd`,
 /// `zstdcat` and `zstdmt` take zstd's meanings ([`Personality::Zstd`]):
@@ -244,7 +224,7 @@ pub fn defaults_for_program(argv0: Option<&OsStr>) -> Options {
         }
         Some(name @ ("zstd" | "unzstd" | "zstdcat" | "zstdmt")) => {
             opts.personality = Personality::Zstd;
-            opts.format = OutFormat::Zstd;
+            opts.format = Codec::Zstd;
             opts.mode = Mode::Compress;
             match name {
                 "unzstd" => opts.mode = Mode::Decompress,
@@ -355,10 +335,10 @@ where
             opts.zstd_level = Some(19);
         }
         "format" => {
-            opts.format = OutFormat::from_name(value.unwrap_or(""))
+            opts.format = Codec::from_name(value.unwrap_or(""))
                 .map_err(|e| format!("{e} (--format=lz4 or --format=zstd)"))?;
         }
-        "zstd" => opts.format = OutFormat::Zstd,
+        "zstd" => opts.format = Codec::Zstd,
         "ultra" => opts.ultra = true,
         "long" => {
             let log = match value {
@@ -377,17 +357,7 @@ where
         "check" => opts.content_checksum = true,
         "no-check" => opts.content_checksum = false,
         "fast" => {
-            let n = match value {
-                None => 1,
-                Some(v) => match v.parse::<u32>() {
-                    Ok(n) if n >= 1 => n,
-                    _ => {
-                        return Err(format!(
-                            "invalid --fast value '{v}': expected an integer >= 1"
-                        ));
-                    }
-                },
-            };
+            let n = parse_fast(value)?;
             opts.level = Some(Level::fast(n));
             opts.zstd_level = Some(-(n.min(1 << 17) as i32));
         }
@@ -398,7 +368,7 @@ where
                     "option --threads needs a number of threads (--threads N, 0 = all cores)"
                         .to_string()
                 })?;
-            opts.threads = Some(threads_from_number(read_number(n.as_bytes()).0));
+            opts.threads = Some(thread_count(leading_number(n.as_bytes()).0));
         }
         "output" => {
             let v = value.filter(|v| !v.is_empty()).ok_or_else(|| {
@@ -411,6 +381,7 @@ where
             let chunk = match value {
                 None => lzkit::seekable::DEFAULT_CHUNK_SIZE as u64,
                 Some(v) => parse_size(v)
+                    .ok()
                     .filter(|&n| (1..=lzkit::seekable::MAX_ENTRY_SIZE).contains(&n))
                     .ok_or_else(|| {
                         format!(
@@ -466,7 +437,7 @@ where
         i += 1;
         match c {
             b'0'..=b'9' => {
-                let (n, used) = read_number(&bytes[i - 1..]);
+                let (n, used) = leading_number(&bytes[i - 1..]);
                 i += used - 1;
                 opts.level = Some(Level::saturating(n));
                 opts.zstd_level = Some(n.min(i32::MAX as u64) as i32);
@@ -484,7 +455,7 @@ where
                         b'I' => opts.block_mode = BlockMode::Independent,
                         b'X' => opts.block_checksum = true,
                         b'0'..=b'9' => {
-                            let (n, used) = read_number(&bytes[i..]);
+                            let (n, used) = leading_number(&bytes[i..]);
                             opts.block_size = block_size_from_number(n)?;
                             i += used;
                             continue;
@@ -531,14 +502,14 @@ where
             }
             b'T' => {
                 // `-T#`; lz4 reads a missing number as 0 (all cores).
-                let (n, used) = read_number(&bytes[i..]);
+                let (n, used) = leading_number(&bytes[i..]);
                 i += used;
-                opts.threads = Some(threads_from_number(n));
+                opts.threads = Some(thread_count(n));
             }
             b'b' | b'e' | b'i' => {
                 // lz4's benchmark mode: -b# first level (-b alone: the
                 // level set, else 1), -e# last level, -i# rounds.
-                let (n, used) = read_number(&bytes[i..]);
+                let (n, used) = leading_number(&bytes[i..]);
                 let n = if used == 0 { 1 } else { n };
                 i += used;
                 // Only -b enters the benchmark mode, as in lz4: -e# and -i#
@@ -610,7 +581,7 @@ fn last_block_number(cluster: &[u8]) -> Option<u64> {
     let mut i = 0;
     while i < cluster.len() {
         if cluster[i].is_ascii_digit() {
-            let (n, used) = read_number(&cluster[i..]);
+            let (n, used) = leading_number(&cluster[i..]);
             last = Some(n);
             i += used;
         } else {
@@ -618,43 +589,6 @@ fn last_block_number(cluster: &[u8]) -> Option<u64> {
         }
     }
     last
-}
-
-/// Read the decimal number at the start of `digits` (which starts with a
-/// digit); saturates instead of overflowing. Returns the value and the
-/// number of digits consumed.
-fn read_number(digits: &[u8]) -> (u64, usize) {
-    let mut n: u64 = 0;
-    let mut used = 0;
-    for &d in digits.iter().take_while(|d| d.is_ascii_digit()) {
-        n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
-        used += 1;
-    }
-    (n, used)
-}
-
-/// The power of two of a size suffix: none or B (0), K, KB, KiB (10), M,
-/// MB, MiB (20), G, GB, GiB (30), in any case; all binary, as the `lz4`
-/// and `zstd` commands read them. The one table of `--memory`, `lzkit
-/// bench -B` and `lzkit probe`'s sizes.
-pub fn binary_shift(suffix: &str) -> Option<u32> {
-    match suffix.to_ascii_lowercase().as_str() {
-        "" | "b" => Some(0),
-        "k" | "kb" | "kib" => Some(10),
-        "m" | "mb" | "mib" => Some(20),
-        "g" | "gb" | "gib" => Some(30),
-        _ => None,
-    }
-}
-
-/// A size: digits with an optional binary suffix ([`binary_shift`]).
-fn parse_size(text: &str) -> Option<u64> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, suffix) = text.split_at(split);
-    let shift = binary_shift(suffix)?;
-    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
 }
 
 /// `--range=OFFSET:LENGTH` (sizes with K, M, G suffixes; no LENGTH: to
@@ -666,10 +600,10 @@ fn parse_range(text: &str) -> Result<(u64, Option<u64>), String> {
         )
     };
     let (offset, length) = text.split_once(':').ok_or_else(bad)?;
-    let offset = parse_size(offset).ok_or_else(bad)?;
+    let offset = parse_size(offset).map_err(|_| bad())?;
     let length = match length {
         "" => None,
-        l => Some(parse_size(l).ok_or_else(bad)?),
+        l => Some(parse_size(l).map_err(|_| bad())?),
     };
     Ok((offset, length))
 }
@@ -677,16 +611,11 @@ fn parse_range(text: &str) -> Result<(u64, Option<u64>), String> {
 /// `--memory=SIZE`: digits with an optional suffix K, KB, KiB, M, MB, MiB,
 /// G, GB or GiB (any case; all binary, as zstd reads them).
 fn parse_memory(text: &str) -> Result<u64, String> {
-    parse_size(text).ok_or_else(|| {
+    parse_size(text).map_err(|_| {
         format!(
             "invalid --memory value '{text}': use a size such as 256MiB or 2GB (K, M, G: binary)"
         )
     })
-}
-
-/// A thread count as given, clamped to [`MAX_THREADS`].
-fn threads_from_number(n: u64) -> usize {
-    usize::try_from(n).map_or(MAX_THREADS, |n| n.min(MAX_THREADS))
 }
 
 /// `-B#`: 4..=7 is a block-size code; 32 or more is a size in bytes, rounded
@@ -712,9 +641,37 @@ fn block_size_from_number(n: u64) -> Result<BlockSize, String> {
     ))
 }
 
+/// An input named on the command line.
+pub(crate) enum Input {
+    /// Standard input (`-`, `stdin`, or no file name).
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Input {
+    /// The input an operand names: `-` and `stdin` name standard input.
+    pub(crate) fn from_arg(arg: &OsStr) -> Input {
+        if arg == "-" || arg == "stdin" {
+            Input::Stdin
+        } else {
+            Input::File(PathBuf::from(arg))
+        }
+    }
+
+    /// The input's name in messages.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Input::Stdin => "stdin".into(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::values::MAX_THREADS;
 
     fn run(args: &[&str]) -> Options {
         match parse(args.iter().map(OsString::from), Options::default()) {
@@ -745,11 +702,11 @@ mod tests {
     #[test]
     fn zstd_options() {
         let o = run(&["--zstd", "-19", "x"]);
-        assert_eq!((o.format, o.zstd_level), (OutFormat::Zstd, Some(19)));
+        assert_eq!((o.format, o.zstd_level), (Codec::Zstd, Some(19)));
         assert_eq!(o.level, Some(Level::BEST));
         let o = run(&["--format=zstd", "--ultra", "-22", "--long"]);
         assert_eq!((o.zstd_level, o.ultra, o.long), (Some(22), true, Some(27)));
-        assert_eq!(run(&["--format", "lz4"]).format, OutFormat::Lz4);
+        assert_eq!(run(&["--format", "lz4"]).format, Codec::Lz4);
         assert_eq!(run(&["--long=31"]).long, Some(31));
         assert_eq!(run(&["--fast=5"]).zstd_level, Some(-5));
         assert_eq!(run(&["--best"]).zstd_level, Some(19));
@@ -889,7 +846,7 @@ mod tests {
         let z = defaults_for_program(Some(OsStr::new("/usr/local/bin/zstd")));
         assert_eq!(
             (z.personality, z.format, z.mode),
-            (Personality::Zstd, OutFormat::Zstd, Mode::Compress)
+            (Personality::Zstd, Codec::Zstd, Mode::Compress)
         );
         let cat = defaults_for_program(Some(OsStr::new("zstdcat")));
         assert!(cat.stdout && cat.pass_through && cat.mode == Mode::Decompress);

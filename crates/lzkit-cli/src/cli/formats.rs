@@ -4,111 +4,38 @@
 
 use std::io::{self, Read};
 
+use lzkit::format::{self, Codec, Found};
 use lzkit::zstd;
 
-/// The LZ4 frame format's magic number.
-const LZ4_MAGIC: u32 = 0x184D_2204;
-/// The LZ4 legacy format's magic number.
-const LZ4_LEGACY_MAGIC: u32 = 0x184C_2102;
 /// Skippable frames (shared by LZ4 and zstd) are read past, to find the
 /// first frame with data, only while they add up to this much: what a
 /// skippable frame usually holds (an index, a signature) is far smaller,
 /// and past it the input is handed to the LZ4 decoder as before.
 const SNIFF_LIMIT: usize = 1 << 20;
 
-/// What an input starts with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// LZ4 frames (or legacy frames), or nothing: an empty input, and
-    /// input that only starts like an LZ4 magic number, are LZ4's to
-    /// report on.
-    Lz4,
-    /// Zstandard frames.
-    Zstd,
-    /// Anything else (`-dcf` copies it through).
-    Other,
-}
-
-/// Whether `magic` is one of LZ4's: frame or legacy frame.
-fn is_lz4_magic(magic: u32) -> bool {
-    magic == LZ4_MAGIC || magic == LZ4_LEGACY_MAGIC
-}
-
-/// Whether `head` (an input's first bytes, up to 4) starts like an LZ4
-/// magic number: frame, legacy frame or skippable frame. Empty input counts
-/// as LZ4 (an empty stream of frames decodes to nothing); shorter input is
-/// compared as far as it goes.
-fn starts_like_lz4(head: &[u8]) -> bool {
-    if head.is_empty() {
-        return true;
-    }
-    let n = head.len().min(4);
-    let frame = LZ4_MAGIC.to_le_bytes();
-    let legacy = LZ4_LEGACY_MAGIC.to_le_bytes();
-    // Skippable frames: 0x184D2A50 to 0x184D2A5F.
-    let skippable = 0x184D_2A50u32.to_le_bytes();
-    head[..n] == frame[..n]
-        || head[..n] == legacy[..n]
-        || (head[0] & 0xF0 == skippable[0] && head[1..n] == skippable[1..n])
-}
-
-/// Read the start of `input` until its format is known: its first magic
-/// number, past any skippable frames (up to [`SNIFF_LIMIT`] bytes of them).
-/// Returns the format and the bytes read, which the decoder must be given
-/// first.
-pub fn sniff(input: &mut impl Read) -> io::Result<(Format, Vec<u8>)> {
-    let mut head = Vec::new();
-    loop {
-        let start = head.len();
-        read_up_to(input, &mut head, 4)?;
-        let word = &head[start..];
-        let Ok(bytes) = <[u8; 4]>::try_from(word) else {
-            // Shorter than a magic number: LZ4's decoder reports it as it
-            // always has, after skippable frames too.
-            let lz4 = start > 0 || starts_like_lz4(word);
-            return Ok((if lz4 { Format::Lz4 } else { Format::Other }, head));
-        };
-        let magic = u32::from_le_bytes(bytes);
-        if magic == zstd::MAGIC {
-            return Ok((Format::Zstd, head));
-        }
-        if !zstd::is_skippable_magic(magic) {
-            let lz4 = start > 0 || is_lz4_magic(magic);
-            return Ok((if lz4 { Format::Lz4 } else { Format::Other }, head));
-        }
-        let size_at = head.len();
-        read_up_to(input, &mut head, 4)?;
-        let Ok(size) = <[u8; 4]>::try_from(&head[size_at..]) else {
-            return Ok((Format::Lz4, head));
-        };
-        let size = u32::from_le_bytes(size) as usize;
-        if head.len().saturating_add(size) > SNIFF_LIMIT {
-            return Ok((Format::Lz4, head));
-        }
-        let want = head.len() + size;
-        read_up_to(input, &mut head, size)?;
-        if head.len() < want {
-            // Truncated: the decoder says so.
-            return Ok((Format::Lz4, head));
-        }
-    }
-}
-
-/// Append up to `n` bytes of `input` to `buf`, fewer only at its end,
-/// however the input delivers them (a pipe may hand out one byte at a time).
-fn read_up_to(input: &mut impl Read, buf: &mut Vec<u8>, n: usize) -> io::Result<()> {
-    let want = buf.len() + n;
-    let mut chunk = [0u8; 4096];
-    while buf.len() < want {
-        let room = (want - buf.len()).min(chunk.len());
-        match input.read(&mut chunk[..room]) {
-            Ok(0) => break,
-            Ok(got) => buf.extend_from_slice(&chunk[..got]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+/// Read the start of `input` until its format is known (the library's
+/// [`format::sniff`], past skippable frames up to [`SNIFF_LIMIT`] bytes of
+/// them). Returns the codec that decodes it, or `None` for anything else
+/// (`-dcf` copies it through), and the bytes read, which the decoder must
+/// be given first.
+///
+/// LZ4's decoder takes what is LZ4's to report on: an empty input, input
+/// that only starts like an LZ4 magic number, and whatever follows
+/// skippable frames unless it is zstd (a truncated or very large skippable
+/// frame included).
+pub fn sniff(input: &mut impl Read) -> io::Result<(Option<Codec>, Vec<u8>)> {
+    let sniffed = format::sniff(input, SNIFF_LIMIT)?;
+    let after_skippable = sniffed.skipped > 0;
+    let codec = match sniffed.found {
+        Found::Format(f) if let Some(codec) = f.codec() => Some(codec),
+        Found::End if after_skippable || format::is_lz4_prefix(sniffed.rest()) => Some(Codec::Lz4),
+        Found::TruncatedSkippable | Found::OverLimit { .. } => Some(Codec::Lz4),
+        // Formats lzkit does not decode here (gzip, xz...) and unknown
+        // bytes: LZ4's to report on after skippable frames.
+        _ if after_skippable => Some(Codec::Lz4),
+        _ => None,
+    };
+    Ok((codec, sniffed.head))
 }
 
 /// The error inside the wrappers that say where (frame, block).
@@ -123,23 +50,31 @@ pub fn innermost(mut e: &lzkit::Error) -> &lzkit::Error {
     }
 }
 
+/// If `e` is a magic number a decoder did not know (each codec reports
+/// one as a frame fault of its own), that number and where it was met.
+fn unknown_magic(e: &lzkit::Error) -> Option<(u32, u64)> {
+    use lzkit::{FrameFault, Lz4FrameFault, ZstdFrameFault};
+    match *innermost(e) {
+        lzkit::Error::CorruptFrame {
+            at,
+            fault:
+                FrameFault::Lz4(Lz4FrameFault::UnknownMagic { magic })
+                | FrameFault::Zstd(ZstdFrameFault::NotZstd { magic }),
+        } => Some((magic, at)),
+        _ => None,
+    }
+}
+
 /// If `e` is a frame of the other codec met inside a file (LZ4 after
 /// zstd, or zstd after LZ4), the one line that says so. Each decoder
-/// reports a magic number it does not know, whichever error it uses; the
-/// magic number says which codec's frame it met.
+/// reports a magic number it does not know; the magic number says which
+/// codec's frame it met.
 pub fn mixed_codecs(e: &lzkit::Error) -> Option<String> {
-    let (magic, at) = match *innermost(e) {
-        lzkit::Error::UnknownMagic { magic, at } => (magic, at),
-        lzkit::Error::ZstdFrame {
-            at,
-            fault: lzkit::ZstdFault::NotZstd { magic },
-        } => (magic, at),
-        _ => return None,
-    };
-    let (found, after) = match magic {
-        zstd::MAGIC => ("a zstd", "LZ4"),
-        m if is_lz4_magic(m) => ("an LZ4", "zstd"),
-        _ => return None,
+    let (magic, at) = unknown_magic(e)?;
+    let codec = format::Format::from_magic(magic).and_then(format::Format::codec)?;
+    let (found, after) = match codec {
+        Codec::Zstd => ("a zstd", "LZ4"),
+        _ => ("an LZ4", "zstd"),
     };
     Some(format!(
         "mixed codecs: {found} frame at byte {at} follows {after} frames; a file holds \
@@ -153,14 +88,7 @@ pub fn mixed_codecs(e: &lzkit::Error) -> Option<String> {
 /// when the input's length is known, how many there are. Call it after
 /// [`mixed_codecs`], which names the other codec's frames.
 pub fn undecodable_tail(e: &lzkit::Error, input_len: Option<u64>) -> Option<String> {
-    let at = match *innermost(e) {
-        lzkit::Error::UnknownMagic { at, .. } if at > 0 => at,
-        lzkit::Error::ZstdFrame {
-            at,
-            fault: lzkit::ZstdFault::NotZstd { .. },
-        } if at > 0 => at,
-        _ => return None,
-    };
+    let at = unknown_magic(e).map(|(_, at)| at).filter(|&at| at > 0)?;
     Some(match input_len.and_then(|len| len.checked_sub(at)) {
         Some(n) if n > 0 => format!(
             "{n} bytes of undecodable data after the last frame, at byte {at} (not a frame: no known magic number)"
@@ -187,8 +115,8 @@ pub fn window_log_max(memory: Option<u64>) -> u32 {
 /// If `e` is a zstd window over the memory limit, the one line that says
 /// so and which `--memory` decodes it.
 pub fn window_too_large(e: &lzkit::Error) -> Option<String> {
-    let lzkit::Error::ZstdFrame {
-        fault: lzkit::ZstdFault::WindowTooLarge { window, limit },
+    let lzkit::Error::CorruptFrame {
+        fault: lzkit::FrameFault::Zstd(lzkit::ZstdFrameFault::WindowTooLarge { window, limit }),
         ..
     } = *innermost(e)
     else {
@@ -217,11 +145,11 @@ fn memory_for(window: u64) -> String {
 mod tests {
     use super::*;
 
-    fn sniffed(data: &[u8]) -> (Format, usize) {
+    fn sniffed(data: &[u8]) -> (Option<Codec>, usize) {
         let mut input = data;
-        let (format, head) = sniff(&mut input).unwrap();
+        let (codec, head) = sniff(&mut input).unwrap();
         assert_eq!(&data[..head.len()], &head[..]);
-        (format, head.len())
+        (codec, head.len())
     }
 
     fn skippable(content: usize) -> Vec<u8> {
@@ -231,34 +159,46 @@ mod tests {
         f
     }
 
+    const LZ4: Option<Codec> = Some(Codec::Lz4);
+    const ZSTD: Option<Codec> = Some(Codec::Zstd);
+
     #[test]
     fn formats_by_magic_number() {
-        let zstd_frame = zstd::MAGIC.to_le_bytes();
-        let lz4_frame = LZ4_MAGIC.to_le_bytes();
-        assert_eq!(sniffed(&[]), (Format::Lz4, 0));
-        assert_eq!(sniffed(&zstd_frame), (Format::Zstd, 4));
-        assert_eq!(sniffed(&lz4_frame), (Format::Lz4, 4));
-        assert_eq!(sniffed(&LZ4_LEGACY_MAGIC.to_le_bytes()), (Format::Lz4, 4));
-        assert_eq!(sniffed(b"plain text"), (Format::Other, 4));
-        assert_eq!(sniffed(&lz4_frame[..2]), (Format::Lz4, 2));
-        assert_eq!(sniffed(b"ab"), (Format::Other, 2));
+        let zstd_frame = format::ZSTD_MAGIC.to_le_bytes();
+        let lz4_frame = format::LZ4_FRAME_MAGIC.to_le_bytes();
+        let legacy = format::LZ4_LEGACY_MAGIC.to_le_bytes();
+        assert_eq!(sniffed(&[]), (LZ4, 0));
+        assert_eq!(sniffed(&zstd_frame), (ZSTD, 4));
+        assert_eq!(sniffed(&lz4_frame), (LZ4, 4));
+        assert_eq!(sniffed(&legacy), (LZ4, 4));
+        // The head read may go past the magic number (the library reads
+        // up to 8 bytes at a time); the decoder is given all of it.
+        assert_eq!(sniffed(b"plain text").0, None);
+        assert_eq!(sniffed(&lz4_frame[..2]), (LZ4, 2));
+        assert_eq!(sniffed(b"ab"), (None, 2));
+        // Other formats' magic numbers are not the command's to decode.
+        assert_eq!(sniffed(&[0x1f, 0x8b, 8, 0, 0, 0]).0, None);
+        assert_eq!(sniffed(&[0x78, 0x9c]).0, None);
 
         // Past skippable frames.
         let mut data = skippable(100);
         data.extend(skippable(0));
         data.extend_from_slice(&zstd_frame);
         data.extend_from_slice(b"rest");
-        assert_eq!(sniffed(&data), (Format::Zstd, 108 + 8 + 4));
+        assert_eq!(sniffed(&data).0, ZSTD);
         let mut data = skippable(3);
         data.extend_from_slice(&lz4_frame);
-        assert_eq!(sniffed(&data), (Format::Lz4, 15));
+        assert_eq!(sniffed(&data), (LZ4, 15));
         // Only skippable frames, a truncated one, a large one: LZ4's.
-        assert_eq!(sniffed(&skippable(5)), (Format::Lz4, 13));
-        assert_eq!(sniffed(&skippable(5)[..10]), (Format::Lz4, 10));
-        assert_eq!(sniffed(&skippable(SNIFF_LIMIT)).0, Format::Lz4);
+        assert_eq!(sniffed(&skippable(5)), (LZ4, 13));
+        assert_eq!(sniffed(&skippable(5)[..10]), (LZ4, 10));
+        assert_eq!(sniffed(&skippable(SNIFF_LIMIT)).0, LZ4);
         let mut data = skippable(1);
         data.extend_from_slice(b"junk");
-        assert_eq!(sniffed(&data).0, Format::Lz4);
+        assert_eq!(sniffed(&data).0, LZ4);
+        let mut data = skippable(1);
+        data.extend_from_slice(&[0x1f, 0x8b, 8, 0]);
+        assert_eq!(sniffed(&data).0, LZ4);
     }
 
     #[test]
@@ -279,12 +219,13 @@ mod tests {
         let e = lzkit::Error::Frame {
             index: 1,
             at: 40,
-            source: Box::new(lzkit::Error::ZstdFrame {
+            source: Box::new(lzkit::Error::CorruptFrame {
                 at: 40,
-                fault: lzkit::ZstdFault::WindowTooLarge {
+                fault: lzkit::ZstdFrameFault::WindowTooLarge {
                     window: 1 << 28,
                     limit: 1 << 27,
-                },
+                }
+                .into(),
             }),
         };
         let msg = window_too_large(&e).unwrap();
@@ -293,30 +234,51 @@ mod tests {
             "{msg}"
         );
         assert!(mixed_codecs(&e).is_none());
-        let e = lzkit::Error::ZstdFrame {
+        let e = lzkit::Error::CorruptFrame {
             at: 30,
-            fault: lzkit::ZstdFault::NotZstd { magic: LZ4_MAGIC },
+            fault: lzkit::ZstdFrameFault::NotZstd {
+                magic: format::LZ4_FRAME_MAGIC,
+            }
+            .into(),
         };
         let msg = mixed_codecs(&e).unwrap();
         assert!(
             msg.contains("an LZ4 frame at byte 30 follows zstd"),
             "{msg}"
         );
-        let e = lzkit::Error::UnknownMagic {
-            magic: zstd::MAGIC,
+        let e = lzkit::Error::CorruptFrame {
             at: 12,
+            fault: lzkit::Lz4FrameFault::UnknownMagic { magic: zstd::MAGIC }.into(),
         };
         assert!(
             mixed_codecs(&e)
                 .unwrap()
                 .contains("a zstd frame at byte 12 follows LZ4")
         );
-        let e = lzkit::Error::UnknownMagic {
-            magic: LZ4_LEGACY_MAGIC,
+        let e = lzkit::Error::CorruptFrame {
             at: 9,
+            fault: lzkit::Lz4FrameFault::UnknownMagic {
+                magic: format::LZ4_LEGACY_MAGIC,
+            }
+            .into(),
         };
         assert!(mixed_codecs(&e).unwrap().contains("an LZ4 frame at byte 9"));
-        let e = lzkit::Error::UnknownMagic { magic: 7, at: 9 };
+        let e = lzkit::Error::CorruptFrame {
+            at: 9,
+            fault: lzkit::Lz4FrameFault::UnknownMagic { magic: 7 }.into(),
+        };
         assert!(mixed_codecs(&e).is_none());
+        let tail = undecodable_tail(&e, Some(20)).unwrap();
+        assert!(tail.starts_with("11 bytes of undecodable data after the last frame, at byte 9"));
+        assert!(
+            undecodable_tail(&e, None)
+                .unwrap()
+                .starts_with("undecodable data")
+        );
+        let first = lzkit::Error::CorruptFrame {
+            at: 0,
+            fault: lzkit::Lz4FrameFault::UnknownMagic { magic: 7 }.into(),
+        };
+        assert!(undecodable_tail(&first, Some(20)).is_none());
     }
 }

@@ -1,15 +1,25 @@
 //! `--list`: describe the frames of `.lz4` and zstd files without
-//! decoding them.
+//! decoding them: the operation ([`list_all`]) and its tables.
 //!
 //! The default view is one line per file: for LZ4, with lz4's column names
 //! and its `B<size code><I|D>` block notation (`B7I` = 4 MiB independent
 //! blocks); for zstd, with `zstd -l`'s columns and the largest window.
 //! With `-v` every frame gets its own line with exact byte counts.
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufReader, IsTerminal, Read, Write};
+use std::path::Path;
 
-use lzkit::lz4::frame::{BlockMode, BlockSize, FrameInfo, FrameKind};
+use lzkit::format::Codec;
+use lzkit::lz4::frame::{BlockMode, BlockSize, FrameInfo, FrameKind, list_frames};
 use lzkit::zstd;
+
+use super::args::Input;
+use super::formats;
+use super::output::{self, BUFFER_SIZE};
+use super::report::{Failure, Reporter};
 
 /// The line `--list` adds under a file with a seek table (`file_len`: the
 /// whole file's size).
@@ -318,6 +328,127 @@ pub fn zstd_detailed(name: &str, frames: &[zstd::FrameInfo]) -> String {
         }
     }
     out
+}
+
+/// One input's listing: its codec, and the lines `--list` prints for it.
+struct Listing {
+    codec: Codec,
+    /// The header of its codec's one-line table.
+    header: String,
+    /// Its line in that table.
+    line: String,
+    /// Its `-v` table.
+    detailed: String,
+}
+
+/// The frames of `reader` (named `name`), LZ4 or zstd as its magic number
+/// says, described.
+fn listing_of(reader: impl Read, name: &str) -> lzkit::Result<Listing> {
+    let mut buffered = BufReader::with_capacity(BUFFER_SIZE, reader);
+    let (codec, head) = formats::sniff(&mut buffered)?;
+    let input = io::Cursor::new(head).chain(buffered);
+    Ok(if codec == Some(Codec::Zstd) {
+        let frames = zstd::list_frames(input)?;
+        Listing {
+            codec: Codec::Zstd,
+            header: zstd_summary_header(),
+            line: zstd_summary_line(name, &frames),
+            detailed: zstd_detailed(name, &frames),
+        }
+    } else {
+        let frames = list_frames(input)?;
+        Listing {
+            codec: Codec::Lz4,
+            header: summary_header(),
+            line: summary_line(name, &frames),
+            detailed: detailed(name, &frames),
+        }
+    })
+}
+
+/// The seek table at the end of `path`, and the file's length.
+fn seek_table_of(path: &Path) -> lzkit::Result<Option<(lzkit::seekable::SeekTable, u64)>> {
+    let file = File::open(path)?;
+    let len = file.metadata()?.len();
+    Ok(lzkit::seekable::SeekTable::read_from(&file, len)?.map(|t| (t, len)))
+}
+
+/// `--list`: one line per file (or a table per file with `-v`); a header
+/// line before the first file of each codec.
+pub fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
+    let mut ok = true;
+    let mut header_done: Option<Codec> = None;
+    let mut stdout = match output::stdout_writer() {
+        Ok(w) => w,
+        Err(f) => {
+            rep.failure(&f);
+            return false;
+        }
+    };
+    for arg in inputs {
+        let input = Input::from_arg(arg);
+        let name = input.name();
+        let listing = match &input {
+            Input::Stdin if io::stdin().is_terminal() => {
+                let f = Failure::new(&name, "refusing to read from a terminal");
+                rep.failure(&f);
+                ok = false;
+                continue;
+            }
+            Input::Stdin if let Some(f) = output::stdin_closed() => {
+                rep.failure(&f);
+                ok = false;
+                continue;
+            }
+            Input::Stdin => listing_of(io::stdin().lock(), &name),
+            Input::File(path) => match File::open(path) {
+                Ok(f) => listing_of(f, &name),
+                Err(e) => Err(lzkit::Error::Io(e)),
+            },
+        };
+        let listing = match listing {
+            Ok(listing) => listing,
+            Err(e) => {
+                let f = match formats::mixed_codecs(&e) {
+                    Some(msg) => Failure::new(&name, msg),
+                    None => Failure::lzkit(&name, e),
+                };
+                rep.failure(&f);
+                ok = false;
+                continue;
+            }
+        };
+        let mut text = String::new();
+        if rep.level >= 3 {
+            text.push_str(&listing.detailed);
+        } else {
+            if header_done != Some(listing.codec) {
+                text.push_str(&listing.header);
+                text.push('\n');
+                header_done = Some(listing.codec);
+            }
+            text.push_str(&listing.line);
+            text.push('\n');
+        }
+        if let Input::File(path) = &input {
+            match seek_table_of(path) {
+                Ok(Some((table, len))) => {
+                    text.push_str(&seek_table_line(&table, len));
+                    text.push('\n');
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    rep.failure(&Failure::lzkit(&name, e));
+                    ok = false;
+                }
+            }
+        }
+        if let Err(e) = stdout.write_all(text.as_bytes()) {
+            rep.failure(&Failure::stdout(&e));
+            return false;
+        }
+    }
+    ok
 }
 
 #[cfg(test)]

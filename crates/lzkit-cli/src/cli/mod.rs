@@ -1,11 +1,16 @@
 //! The `lzkit` command line: an `lz4`-compatible front end to the library.
 //!
 //! * [`args`]: lz4-style argument parsing.
-//! * [`run`]: per-file compression, decompression, testing and listing.
-//! * [`output`]: destinations, with atomic file creation.
+//! * [`values`]: the one reading of sizes, levels and thread counts, for
+//!   every subcommand.
+//! * [`run`]: per-file work, by operation (the job, inputs, output names,
+//!   settings, compression, decompression and testing, dictionaries).
+//! * [`output`]: destinations, with atomic file creation (and the
+//!   standard streams, interrupts).
 //! * `walk`: `-r` by directory handles (Unix), never leaving its tree.
-//! * [`formats`]: LZ4 or zstd, by magic number.
-//! * [`list`]: the `--list` tables.
+//! * [`formats`]: LZ4 or zstd, by magic number (the library's format
+//!   layer), and the messages about frames of another codec.
+//! * [`list`]: `--list` and its tables.
 //! * [`progress`], [`report`]: what goes to standard error.
 //!
 //! `lzkit NAME ...` where NAME is in [`SUBCOMMANDS`] hands the remaining
@@ -23,6 +28,7 @@ mod progress;
 mod recompress;
 mod report;
 mod run;
+mod values;
 #[cfg(unix)]
 mod walk;
 

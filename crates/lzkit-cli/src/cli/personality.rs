@@ -11,23 +11,24 @@ use std::fs;
 use std::io::Read;
 use std::path::Path;
 
-use super::args::{Mode, Options, OutFormat};
+use lzkit::format::{Codec, Format, is_skippable};
+
+use super::args::{Mode, Options};
 
 /// A compressed format, told by its first bytes or by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Lz4,
-    Zstd,
-    /// gzip, xz, bzip2, LZMA-alone: formats lzkit never writes.
+    /// A codec lzkit writes.
+    Codec(Codec),
+    /// gzip, xz, bzip2: formats lzkit never writes.
     Foreign(&'static str),
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    fn name(self) -> String {
         match self {
-            Kind::Lz4 => "LZ4",
-            Kind::Zstd => "zstd",
-            Kind::Foreign(name) => name,
+            Kind::Codec(codec) => codec.to_string(),
+            Kind::Foreign(name) => name.to_string(),
         }
     }
 }
@@ -37,12 +38,14 @@ fn kind_of_content(head: &[u8]) -> Option<Kind> {
     let word = head
         .get(..4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-    match word {
-        Some(0x184D_2204 | 0x184C_2102) => return Some(Kind::Lz4),
-        Some(0xFD2F_B528) => return Some(Kind::Zstd),
+    if let Some(w) = word {
+        if let Some(codec) = Format::from_magic(w).and_then(Format::codec) {
+            return Some(Kind::Codec(codec));
+        }
         // Skippable frames start LZ4 and zstd files alike (seek tables).
-        Some(w) if w & 0xFFFF_FFF0 == 0x184D_2A50 => return Some(Kind::Lz4),
-        _ => {}
+        if is_skippable(w) {
+            return Some(Kind::Codec(Codec::Lz4));
+        }
     }
     if head.starts_with(&[0x1F, 0x8B]) {
         Some(Kind::Foreign("gzip"))
@@ -57,11 +60,11 @@ fn kind_of_content(head: &[u8]) -> Option<Kind> {
 
 /// The compressed format a file name's suffix promises, if any.
 fn kind_of_name(name: &OsStr) -> Option<Kind> {
-    match Path::new(name).extension()?.to_str()? {
-        "lz4" => Some(Kind::Lz4),
-        "zst" => Some(Kind::Zstd),
-        _ => None,
-    }
+    let ext = Path::new(name).extension()?.to_str()?;
+    Codec::ALL
+        .iter()
+        .find(|c| &c.suffix()[1..] == ext)
+        .map(|&c| Kind::Codec(c))
 }
 
 /// Under lz4's meanings, `lzkit -f IN OUT` replaces `OUT`. A zstd user
@@ -79,10 +82,7 @@ pub fn check_operand_output(opts: &Options, mode: Mode, out: &OsStr) -> Result<(
         return Ok(());
     }
     let writes = match mode {
-        Mode::Compress => Some(match opts.format {
-            OutFormat::Lz4 => Kind::Lz4,
-            OutFormat::Zstd => Kind::Zstd,
-        }),
+        Mode::Compress => Some(Kind::Codec(opts.format)),
         Mode::Decompress => None,
         _ => return Ok(()),
     };
@@ -106,7 +106,9 @@ pub fn check_operand_output(opts: &Options, mode: Mode, out: &OsStr) -> Result<(
         (_, Some(named)) if Some(named) != writes => {
             format!("{shown} exists and its name ends in .{}", suffix(named))
         }
-        _ if writes == Some(Kind::Zstd) && kind_of_name(out) != Some(Kind::Zstd) => {
+        _ if writes == Some(Kind::Codec(Codec::Zstd))
+            && kind_of_name(out) != Some(Kind::Codec(Codec::Zstd)) =>
+        {
             format!("{shown} exists and would get zstd data under a name without .zst")
         }
         _ => return Ok(()),
@@ -116,12 +118,14 @@ pub fn check_operand_output(opts: &Options, mode: Mode, out: &OsStr) -> Result<(
     ))
 }
 
-/// The suffix of `kind`'s files.
+/// The suffix of `kind`'s files, without its dot (kinds named by their
+/// suffix are codecs).
 fn suffix(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Zstd => "zst",
-        _ => "lz4",
-    }
+    let codec = match kind {
+        Kind::Codec(codec) => codec,
+        Kind::Foreign(_) => Codec::Lz4,
+    };
+    &codec.suffix()[1..]
 }
 
 #[cfg(test)]
@@ -130,16 +134,28 @@ mod tests {
 
     #[test]
     fn kinds_by_content_and_name() {
-        assert_eq!(kind_of_content(&[0x04, 0x22, 0x4D, 0x18]), Some(Kind::Lz4));
-        assert_eq!(kind_of_content(&[0x28, 0xB5, 0x2F, 0xFD]), Some(Kind::Zstd));
+        assert_eq!(
+            kind_of_content(&[0x04, 0x22, 0x4D, 0x18]),
+            Some(Kind::Codec(Codec::Lz4))
+        );
+        assert_eq!(
+            kind_of_content(&[0x28, 0xB5, 0x2F, 0xFD]),
+            Some(Kind::Codec(Codec::Zstd))
+        );
         assert_eq!(
             kind_of_content(&[0x1F, 0x8B, 8, 0]),
             Some(Kind::Foreign("gzip"))
         );
         assert_eq!(kind_of_content(b"plain text"), None);
         assert_eq!(kind_of_content(b""), None);
-        assert_eq!(kind_of_name(OsStr::new("a.zst")), Some(Kind::Zstd));
-        assert_eq!(kind_of_name(OsStr::new("a.lz4")), Some(Kind::Lz4));
+        assert_eq!(
+            kind_of_name(OsStr::new("a.zst")),
+            Some(Kind::Codec(Codec::Zstd))
+        );
+        assert_eq!(
+            kind_of_name(OsStr::new("a.lz4")),
+            Some(Kind::Codec(Codec::Lz4))
+        );
         assert_eq!(kind_of_name(OsStr::new("a.txt")), None);
     }
 }

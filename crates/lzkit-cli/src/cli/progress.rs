@@ -4,9 +4,9 @@
 //! allows it, and the work has already taken [`SHOW_AFTER`]: short jobs never
 //! flash a bar, and redirected stderr never receives control characters.
 
-use std::cell::Cell;
 use std::io::{self, IsTerminal, Read, Write};
-use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
@@ -172,21 +172,33 @@ impl Drop for Progress {
     }
 }
 
-/// A reader that counts the bytes that pass through it into a shared cell,
-/// so the count stays readable while a decoder owns the reader.
+/// The count of a [`CountingReader`], readable while a decoder owns the
+/// reader (and `Send`, as the decoders that take the reader need).
+#[derive(Clone, Default)]
+pub struct ByteCount(Arc<AtomicU64>);
+
+impl ByteCount {
+    /// The bytes counted so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A reader that counts the bytes that pass through it into a shared
+/// [`ByteCount`].
 pub struct CountingReader<R> {
     inner: R,
-    count: Rc<Cell<u64>>,
+    count: ByteCount,
 }
 
 impl<R: Read> CountingReader<R> {
     /// Wrap `inner`; the count starts at zero.
-    pub fn new(inner: R) -> (Self, Rc<Cell<u64>>) {
-        let count = Rc::new(Cell::new(0));
+    pub fn new(inner: R) -> (Self, ByteCount) {
+        let count = ByteCount::default();
         (
             CountingReader {
                 inner,
-                count: Rc::clone(&count),
+                count: count.clone(),
             },
             count,
         )
@@ -196,7 +208,8 @@ impl<R: Read> CountingReader<R> {
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count.set(self.count.get() + n as u64);
+        // One owner writes; readers only report progress.
+        self.count.0.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }

@@ -6,7 +6,9 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use super::args::{self, Command, Mode, OutFormat};
+use lzkit::format::Codec;
+
+use super::args::{self, Command, Mode};
 use super::report::{PROGRAM, eprint_line};
 use super::run;
 
@@ -48,9 +50,11 @@ fn parse(argv: Vec<OsString>) -> Result<Option<args::Options>, String> {
                 let v = it
                     .next()
                     .ok_or("--to needs a format: --to lz4 or --to zstd")?;
-                to = Some(OutFormat::from_name(&v.to_string_lossy())?);
+                to = Some(Codec::from_name(&v.to_string_lossy()).map_err(|e| e.to_string())?);
             }
-            Some(a) if a.starts_with("--to=") => to = Some(OutFormat::from_name(&a[5..])?),
+            Some(a) if a.starts_with("--to=") => {
+                to = Some(Codec::from_name(&a[5..]).map_err(|e| e.to_string())?)
+            }
             Some("--verify") => verify = true,
             Some("-h" | "--help" | "-H") => return Ok(None),
             _ => rest.push(arg),
@@ -77,7 +81,7 @@ fn parse(argv: Vec<OsString>) -> Result<Option<args::Options>, String> {
     // `--zstd` / `--format=zstd` say it too.
     opts.format = match to {
         Some(to) => to,
-        None if opts.format == OutFormat::Zstd => OutFormat::Zstd,
+        None if opts.format == Codec::Zstd => Codec::Zstd,
         None => return Err("say what to write: --to lz4 or --to zstd".into()),
     };
     opts.mode = Mode::Recompress;
@@ -148,7 +152,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             (o.format, o.mode, o.verify),
-            (OutFormat::Zstd, Mode::Recompress, true)
+            (Codec::Zstd, Mode::Recompress, true)
         );
         assert_eq!(o.zstd_level, Some(19));
         assert_eq!(o.files, vec![OsString::from("x.gz")]);
@@ -157,11 +161,11 @@ mod tests {
             .unwrap();
         assert_eq!(
             (o.format, o.threads, o.verify),
-            (OutFormat::Lz4, Some(2), false)
+            (Codec::Lz4, Some(2), false)
         );
         assert!(parsed(&["-h"]).unwrap().is_none());
         let o = parsed(&["--zstd", "-9", "x.gz"]).unwrap().unwrap();
-        assert_eq!(o.format, OutFormat::Zstd);
+        assert_eq!(o.format, Codec::Zstd);
         let o = parsed(&["--to", "lz4", "--", "--verify"]).unwrap().unwrap();
         assert_eq!((o.verify, o.files.len()), (false, 1));
         for bad in [

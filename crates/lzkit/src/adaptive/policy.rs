@@ -543,22 +543,7 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
 /// the bandit clips.
 #[inline(always)]
 pub fn ticks() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: RDTSC exists on every x86-64 CPU and has no preconditions.
-        #[allow(unused_unsafe)]
-        unsafe {
-            core::arch::x86_64::_rdtsc()
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        EPOCH
-            .get_or_init(std::time::Instant::now)
-            .elapsed()
-            .as_nanos() as u64
-    }
+    crate::cpu::ticks()
 }
 
 #[cfg(test)]

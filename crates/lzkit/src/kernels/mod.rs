@@ -1,6 +1,6 @@
 //! Copy kernels: the few primitives the decode loops are built from, one
 //! implementation per copy width and instruction set. They depend on nothing
-//! else in the crate.
+//! else in the crate but `crate::cpu` (the table's availability).
 //!
 //! A [`Kernel`] copies literals and matches in chunks of its width `W`
 //! ("wild" copies that may write past the requested length). Matches whose
@@ -17,17 +17,26 @@
 //! store-to-load forwarding and stalls every chunk (lines of 21..63 bytes in
 //! text columns decoded 14% slower than lz4's C decoder that way).
 //!
+//! * [`table`]: the kernel table, every kernel's identity defined once
+//!   (its public id, the enum [`table::Kernel`], name, width, instruction set,
+//!   availability on this CPU through `crate::cpu`, and the type that
+//!   implements this module's [`Kernel`] primitives); each codec derives
+//!   its variant table from it. A new kernel is its instruction-set file
+//!   and one row there.
 //! * [`portable`]: plain Rust for every width, on every target.
 //! * [`exact`]: plain-Rust match copies with exact bounds and the 16-byte
 //!   pattern value, for where wild copies cannot go.
 //! * `x86_64`: SSSE3 (`pshufb`, 16 bytes), AVX2 (`vpshufb`, 32 bytes),
-//!   AVX-512 VBMI (`vpermb`, 64 bytes, offsets up to 63 from the register).
+//!   AVX-512 VBMI (`vpermb`, 64 bytes, offsets up to 63 from the register);
+//!   all three fill short offsets from a window the caller chooses
+//!   ([`Kernel::fill_short`]).
 //! * `aarch64`: NEON (`tbl`, 16/32/64 bytes).
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 pub(crate) mod exact;
 pub(crate) mod portable;
+pub(crate) mod table;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 
@@ -70,11 +79,19 @@ pub(crate) trait Kernel {
     /// is initialised and in the same allocation.
     unsafe fn copy_match(dst: *mut u8, offset: usize, len: usize);
 
-    /// Whether the kernel's instruction set has SSSE3's `pshufb` (x86-64
-    /// SIMD kernels): decode loops may then build short-offset patterns
-    /// from 8-byte loads of their own (see the zstd sequence loop).
-    #[cfg(target_arch = "x86_64")]
-    const PSHUFB: bool = false;
+    /// Whether [`Kernel::fill_short`] is the kernel's own: a pattern built
+    /// from 8-byte loads of a window the caller chooses (the x86-64 SIMD
+    /// kernels, with `pshufb`). Loops test it (a constant) before choosing
+    /// a window; without it they copy short offsets with
+    /// [`Kernel::copy_match`].
+    const FILLS_FROM_WINDOW: bool = false;
+
+    /// Whether a loop should copy a match of at most 16 bytes with an
+    /// offset of 16 to 31, just after storing a literal run, as one 16-byte
+    /// chunk whose load ends before the match (x86-64): the pattern loads
+    /// of [`Kernel::copy_match`] for those offsets reach into the literals
+    /// just stored, a load that store-to-load forwarding cannot serve.
+    const MID_OFFSET_CHUNK: bool = cfg!(target_arch = "x86_64");
 
     /// Smallest offset [`Kernel::copy_short_match`] handles.
     const SHORT_MATCH_MIN_OFFSET: usize = 8;
@@ -88,6 +105,27 @@ pub(crate) trait Kernel {
     unsafe fn copy_short_literals(dst: *mut u8, src: *const u8) {
         // SAFETY: the caller guarantees both 16-byte ranges.
         unsafe { copy_chunk::<16>(dst, src) }
+    }
+
+    /// Fill a match of `len` bytes at `dst` with offset `1 <= offset < 16`
+    /// from a pattern of the `offset` bytes before `window_end`: the output
+    /// before `dst`, or the same bytes where the caller has them in a
+    /// buffer written long before (a literal buffer). A kernel with
+    /// [`Kernel::FILLS_FROM_WINDOW`] loads them with 8-byte loads there,
+    /// which store-to-load forwarding serves where a 16-byte load from
+    /// just-written output would wait; the default copies from the output
+    /// with [`Kernel::copy_match`].
+    ///
+    /// # Safety
+    /// `window_end - max(16, HISTORY) .. window_end` initialised, its last
+    /// `offset` bytes those before `dst`; `dst - max(offset, HISTORY) ..
+    /// dst` initialised and `dst .. dst + len + OVERRUN` writable, in one
+    /// allocation.
+    #[inline(always)]
+    unsafe fn fill_short(dst: *mut u8, window_end: *const u8, offset: usize, len: usize) {
+        let _ = window_end;
+        // SAFETY: the caller guarantees copy_match's contract at dst.
+        unsafe { Self::copy_match(dst, offset, len) }
     }
 
     /// Copy a match of at most 18 bytes (one the token alone encodes) whose

@@ -1,8 +1,6 @@
 //! [`Level`]: the one compression level type of the library, the CLI and
 //! the benchmark.
 
-use std::fmt;
-
 /// The highest compression level (`lz4 --best`, `LZ4HC_CLEVEL_MAX`). Higher
 /// levels compress like it, as in the reference library.
 pub const MAX_LEVEL: i32 = 12;
@@ -101,26 +99,4 @@ impl Level {
     }
 }
 
-impl Default for Level {
-    fn default() -> Self {
-        Level::DEFAULT
-    }
-}
-
-impl From<i32> for Level {
-    fn from(level: i32) -> Self {
-        Level(level)
-    }
-}
-
-impl From<Level> for i32 {
-    fn from(level: Level) -> Self {
-        level.0
-    }
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
+crate::encoder::level_conversions!(Level);

@@ -76,7 +76,7 @@ mod sample;
 use std::fmt;
 use std::time::Duration;
 
-pub use crate::error::Codec;
+pub use crate::format::Codec;
 pub use report::{Candidate, IoRate, Recommendation, Report};
 pub use sample::{BlockSize, MIN_FILE_SHARE, Sample, SampleBuilder};
 
@@ -174,10 +174,7 @@ impl Setting {
 
     /// The codec's name in reports: `lz4` or `zstd`.
     pub fn codec_name(&self) -> &'static str {
-        match self.codec {
-            Codec::Lz4 => "lz4",
-            Codec::Zstd => "zstd",
-        }
+        self.codec.name()
     }
 
     /// Whether this build can probe the setting, and the level is one the

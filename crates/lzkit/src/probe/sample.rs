@@ -74,7 +74,7 @@ struct SampleBlock {
 }
 
 /// The blocks a probe compresses: real blocks of the input, evenly spread
-/// over it (see the [module documentation](self)), read into memory.
+/// over it (see the [module documentation](crate::probe)), read into memory.
 ///
 /// ```
 /// use lzkit::probe::{BlockSize, Sample};

@@ -10,18 +10,16 @@
 //! entries (or one that leaves out frames) over a file with data is an
 //! error, not an empty file.
 //!
-//! [`check_head`] compares one entry with the header of the frame it
-//! points at (magic number, stated content size, a block's size word)
-//! before its bytes are read: a range read checks the entries before the
-//! one it reads this way (their sizes place its content), and the entry
-//! it reads before reading the rest of it.
+//! Entries are compared with their frames' headers by
+//! [`super::head::check_head`].
 
+use super::head::check_head;
 use super::source::ReadAt;
-use super::table::{Entry, EntryKind, SeekTable, TableFormat, bad, le32};
-use super::unit::{self, LZ4_BLOCK_MAX};
+use super::table::{DEFAULT_TABLE_MEMORY, Entry, EntryKind, SeekTable, TableFormat, bad, le32};
+use super::unit;
 use crate::error::Result;
+use crate::lz4::frame::BlockMode;
 use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
-use crate::lz4::frame::{self, BlockMode};
 use crate::zstd;
 
 /// The most bytes an entry that decodes to nothing may take and still be
@@ -215,6 +213,55 @@ impl<S: ReadAt + ?Sized> Walk<'_, S> {
     }
 }
 
+/// Reading a table: parsed (`SeekTable::parse`, in `table.rs`), then
+/// checked against the file here.
+impl SeekTable {
+    /// Read the table at the end of `src` (`file_len` bytes long): `None`
+    /// if the file does not end with a seek table's footer.
+    ///
+    /// Everything is checked before it is believed: the entry count against
+    /// the file's length (a footer claiming 2^32 entries in a small file is
+    /// refused before anything is allocated; entries are read in pieces, so
+    /// memory follows what the file holds), the skippable frame's size,
+    /// reserved bits, entries that overlap or run past the table, decoded
+    /// sizes the compressed ones cannot produce.
+    ///
+    /// The table is then checked against the file: the bytes its entries
+    /// leave out must hold no data (only skippable frames, empty frames,
+    /// and the header and end of LZ4 frames whose blocks are entries), and
+    /// entries that decode to nothing must. A table with no entries over
+    /// a file with data, or one that lists only some frames, is refused.
+    ///
+    /// The table may take [`DEFAULT_TABLE_MEMORY`] bytes of memory at
+    /// most ([`SeekTable::read_from_with_limit`] sets another limit).
+    ///
+    /// # Errors
+    /// [`crate::Error::SeekTable`] for a malformed table, or one that disagrees
+    /// with the file; I/O errors of `src`.
+    pub fn read_from<S: ReadAt + ?Sized>(src: &S, file_len: u64) -> Result<Option<SeekTable>> {
+        Self::read_from_with_limit(src, file_len, DEFAULT_TABLE_MEMORY)
+    }
+
+    /// [`SeekTable::read_from`], the table taking at most `memory_limit`
+    /// bytes of memory ([`super::table_memory`] of its entry count).
+    ///
+    /// # Errors
+    /// As [`SeekTable::read_from`]; a table over the limit is
+    /// [`crate::Error::SeekTable`] naming the memory it needs, and one the system
+    /// cannot allocate [`crate::Error::OutOfMemory`].
+    pub fn read_from_with_limit<S: ReadAt + ?Sized>(
+        src: &S,
+        file_len: u64,
+        memory_limit: u64,
+    ) -> Result<Option<SeekTable>> {
+        let Some((table, table_start)) = Self::parse(src, file_len, memory_limit)? else {
+            return Ok(None);
+        };
+        check_layout(&table, src, table_start)?;
+        Ok(Some(table))
+    }
+}
+
 /// Check `table`, read from the end of `src` where it starts at byte
 /// `table_start`, against the file: nothing outside its entries holds
 /// data, and its entries that decode to nothing do (see the module's
@@ -281,82 +328,5 @@ fn check_empty<S: ReadAt + ?Sized>(
     }
     crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
     src.read_exact_at(comp, e.compressed_offset)?;
-    unit::decode_entry(format, i, e, comp, true, out)
-}
-
-/// Compare entry `i` with the header of what it points at, reading only
-/// that header: the magic number, the stated content size where there is
-/// one (and for a skippable frame its length), an LZ4 block's size word.
-/// Returns the decoded size the header states, if it states one.
-///
-/// # Errors
-/// [`crate::Error::SeekTable`] if they disagree; I/O errors.
-pub(crate) fn check_head<S: ReadAt + ?Sized>(
-    format: TableFormat,
-    src: &S,
-    i: usize,
-    e: &Entry,
-) -> Result<Option<u64>> {
-    let mut head = [0u8; 4 + MAX_DESCRIPTOR_LEN];
-    let n = head.len().min(e.compressed_size as usize);
-    let head = &mut head[..n];
-    src.read_exact_at(head, e.compressed_offset)?;
-    let at = e.compressed_offset;
-    let fail = |what: String| bad(format!("entry {i} at byte {at}: {what}"));
-    let stated = match (format, e.kind) {
-        (TableFormat::Zstd, _) => match zstd::frame::parse(head, at) {
-            Ok(zstd::frame::Start::Skippable(len)) => {
-                if len != u64::from(e.compressed_size) {
-                    return Err(fail(format!(
-                        "a skippable frame of {len} bytes where the table says {}",
-                        e.compressed_size
-                    )));
-                }
-                Some(0)
-            }
-            Ok(zstd::frame::Start::Frame(h)) => h.content_size,
-            Err(err) => return Err(fail(format!("not a zstd frame ({err})"))),
-        },
-        (TableFormat::Lz4, EntryKind::Frame) => {
-            if head.len() < 5 || le32(head) != frame::MAGIC {
-                return Err(fail("not an LZ4 frame (no magic number)".into()));
-            }
-            let desc_len = Header::descriptor_len(head[4]);
-            let desc = head
-                .get(4..4 + desc_len)
-                .ok_or_else(|| fail("an LZ4 frame header longer than the entry".into()))?;
-            Header::parse(desc, at)
-                .map_err(|err| fail(format!("{err}")))?
-                .content_size
-        }
-        (TableFormat::Lz4, EntryKind::Lz4Block { block_checksum }) => {
-            if head.len() < 4 {
-                return Err(fail("too short for an LZ4 block".into()));
-            }
-            let (len, stored) = match BlockHeader::parse(le32(head), LZ4_BLOCK_MAX) {
-                Ok(BlockHeader::Data { len, stored }) => (len, stored),
-                Ok(BlockHeader::End) => {
-                    return Err(fail("a frame's end mark, not a block".into()));
-                }
-                Err(err) => return Err(fail(format!("{err}"))),
-            };
-            let whole = 4 + len as u64 + if block_checksum { 4 } else { 0 };
-            if whole != u64::from(e.compressed_size) {
-                return Err(fail(format!(
-                    "a block of {whole} bytes where the table says {}",
-                    e.compressed_size
-                )));
-            }
-            stored.then_some(len as u64)
-        }
-    };
-    if let Some(size) = stated
-        && size != u64::from(e.decompressed_size)
-    {
-        return Err(fail(format!(
-            "its header says it decodes to {size} bytes, the table says {}",
-            e.decompressed_size
-        )));
-    }
-    Ok(stated)
+    unit::decode_entry(format, i, e, comp, true, false, out)
 }

@@ -40,6 +40,7 @@
 //! # Ok::<(), lzkit::Error>(())
 //! ```
 
+mod head;
 mod layout;
 mod reader;
 mod scan;
@@ -55,4 +56,4 @@ pub use table::{
     DEFAULT_TABLE_MEMORY, Entry, EntryKind, FOOTER_LEN, LZ4_FOOTER_MAGIC, LZ4_TABLE_MAGIC,
     MAX_ENTRY_SIZE, SeekTable, TableFormat, ZSTD_FOOTER_MAGIC, ZSTD_TABLE_MAGIC, table_memory,
 };
-pub use write::{Codec, DEFAULT_CHUNK_SIZE, SeekableWriter, WriteOptions, compress};
+pub use write::{DEFAULT_CHUNK_SIZE, SeekableWriter, WriteOptions, compress};

@@ -1,6 +1,6 @@
 //! [`SeekableReader`]: random access through the seek table.
 
-use super::layout::check_head;
+use super::head::check_head;
 use super::scan;
 use super::source::{Locked, ReadAt};
 use super::table::SeekTable;
@@ -354,6 +354,20 @@ impl<S: ReadAt> SeekableReader<S> {
         Ok(())
     }
 
+    /// The decoded piece that holds content byte `at`, and where it starts
+    /// in the content; `None` at the end of the content, as the table
+    /// places it (every entry's head is checked first: each size counts).
+    fn piece_at(&self, at: u64) -> Result<Option<(Arc<Vec<u8>>, u64)>> {
+        let Some(index) = self.table.find(at) else {
+            self.check_all_heads()?;
+            return Ok(None);
+        };
+        self.check_heads(index)?;
+        let e = self.table.entries()[index];
+        let (data, start) = self.piece(index, at - e.decompressed_offset)?;
+        Ok(Some((data, e.decompressed_offset + start)))
+    }
+
     /// Read decoded bytes from `offset` into `buf`: as many as `buf` holds,
     /// fewer only at the end of the content (0 at or past it). Only the
     /// entries the range touches are decoded. Many threads may call it at
@@ -366,16 +380,10 @@ impl<S: ReadAt> SeekableReader<S> {
         let mut done = 0usize;
         while done < buf.len() {
             let at = offset + done as u64;
-            let Some(index) = self.table.find(at) else {
-                // The end of the content, as the table places it: every
-                // entry's size counts.
-                self.check_all_heads()?;
+            let Some((data, base)) = self.piece_at(at)? else {
                 break;
             };
-            self.check_heads(index)?;
-            let e = self.table.entries()[index];
-            let (data, start) = self.piece(index, at - e.decompressed_offset)?;
-            let from = (at - e.decompressed_offset - start) as usize;
+            let from = (at - base) as usize;
             let n = (data.len() - from).min(buf.len() - done);
             buf[done..done + n].copy_from_slice(&data[from..from + n]);
             done += n;
@@ -396,16 +404,9 @@ impl<S: ReadAt> SeekableReader<S> {
         }
         let mut at = offset;
         while at < end {
-            let Some(index) = self.table.find(at) else {
-                // The end of the content, as the table places it: every
-                // entry's size counts.
-                self.check_all_heads()?;
+            let Some((data, base)) = self.piece_at(at)? else {
                 break;
             };
-            self.check_heads(index)?;
-            let e = self.table.entries()[index];
-            let (data, start) = self.piece(index, at - e.decompressed_offset)?;
-            let base = e.decompressed_offset + start;
             let from = (at - base) as usize;
             let to = (end - base).min(data.len() as u64) as usize;
             w.write_all(&data[from..to])?;

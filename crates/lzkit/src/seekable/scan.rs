@@ -5,6 +5,7 @@ use super::source::{ReadAt, Window};
 use super::table::{EntryKind, MAX_ENTRY_SIZE, SeekTable, TableFormat};
 use super::unit::{self, entry_checksum};
 use crate::error::{Error, Result};
+use crate::format::{self, Codec, Format, Found};
 use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN};
 use crate::lz4::frame::{self, BlockMode, FrameKind};
 use crate::zstd;
@@ -15,21 +16,18 @@ fn not_seekable(reason: String) -> Error {
 }
 
 /// The format of the data in `src`: the first magic number after any
-/// skippable frames.
+/// skippable frames (stepped over by their stated sizes, never read).
 fn detect<S: ReadAt + ?Sized>(src: &S, len: u64) -> Result<TableFormat> {
     let mut at = 0u64;
     loop {
-        if len - at < 4 {
-            return Err(not_seekable(
-                "the file holds no LZ4 or zstd frame".to_string(),
-            ));
-        }
-        let mut head = [0u8; 8];
-        let n = (len - at).min(8) as usize;
-        src.read_exact_at(&mut head[..n], at)?;
-        let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-        if zstd::is_skippable_magic(magic) && n == 8 {
-            at += 8 + u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
+        let mut input = Window {
+            src,
+            pos: at,
+            end: len,
+        };
+        let sniffed = format::sniff(&mut input, 0).map_err(Error::from_io)?;
+        if let Found::OverLimit { remaining } = sniffed.found {
+            at += 8 + remaining;
             if at > len {
                 return Err(Error::Truncated {
                     at: len,
@@ -38,9 +36,15 @@ fn detect<S: ReadAt + ?Sized>(src: &S, len: u64) -> Result<TableFormat> {
             }
             continue;
         }
-        return match magic {
-            zstd::MAGIC => Ok(TableFormat::Zstd),
-            frame::MAGIC | frame::LEGACY_MAGIC => Ok(TableFormat::Lz4),
+        let Some(&[b0, b1, b2, b3]) = sniffed.rest().get(..4) else {
+            return Err(not_seekable(
+                "the file holds no LZ4 or zstd frame".to_string(),
+            ));
+        };
+        let magic = u32::from_le_bytes([b0, b1, b2, b3]);
+        return match Format::from_magic(magic).and_then(Format::codec) {
+            Some(Codec::Zstd) => Ok(TableFormat::Zstd),
+            Some(Codec::Lz4) => Ok(TableFormat::Lz4),
             _ => Err(not_seekable(format!(
                 "not LZ4 or zstd data (magic number {magic:#010x} at byte {at})"
             ))),

@@ -88,31 +88,79 @@ pub enum TableFormat {
     Zstd,
 }
 
+/// What sets a layout apart: one row per [`TableFormat`].
+struct Layout {
+    /// The name of the data's format.
+    name: &'static str,
+    /// The magic number of the table's skippable frame.
+    table_magic: u32,
+    /// The footer's magic number.
+    footer_magic: u32,
+    /// Bytes between the skippable frame's header and the entries (the
+    /// LZ4 table's checksum).
+    prefix_len: u64,
+    /// Bytes of one entry without its checksum.
+    entry_len: u64,
+    /// The kind of entry that takes the fewest bytes in the file.
+    smallest: EntryKind,
+    /// The most one compressed byte decodes to, and the slack on top:
+    /// LZ4 expands at most 255 times (plus a block's last literals);
+    /// zstd's densest unit is an RLE block, 4 bytes for 128 KiB.
+    expansion: (u64, u64),
+}
+
 impl TableFormat {
+    /// Every layout.
+    const ALL: [TableFormat; 2] = [TableFormat::Lz4, TableFormat::Zstd];
+
+    /// The layout's row.
+    const fn layout(self) -> &'static Layout {
+        match self {
+            TableFormat::Lz4 => {
+                const {
+                    &Layout {
+                        name: "LZ4",
+                        table_magic: LZ4_TABLE_MAGIC,
+                        footer_magic: LZ4_FOOTER_MAGIC,
+                        prefix_len: 4,
+                        entry_len: 17,
+                        smallest: EntryKind::Lz4Block {
+                            block_checksum: false,
+                        },
+                        expansion: (255, 64),
+                    }
+                }
+            }
+            TableFormat::Zstd => {
+                const {
+                    &Layout {
+                        name: "zstd",
+                        table_magic: ZSTD_TABLE_MAGIC,
+                        footer_magic: ZSTD_FOOTER_MAGIC,
+                        prefix_len: 0,
+                        entry_len: 8,
+                        smallest: EntryKind::Frame,
+                        expansion: (32 << 10, 0),
+                    }
+                }
+            }
+        }
+    }
+
     /// Bytes between the skippable frame's header and the entries: the
     /// LZ4 table's checksum.
     const fn prefix_len(self) -> u64 {
-        match self {
-            TableFormat::Lz4 => 4,
-            TableFormat::Zstd => 0,
-        }
+        self.layout().prefix_len
     }
 
     /// Bytes of one entry.
     const fn entry_len(self, checksums: bool) -> u64 {
-        let base = match self {
-            TableFormat::Lz4 => 17,
-            TableFormat::Zstd => 8,
-        };
-        base + if checksums { 4 } else { 0 }
+        self.layout().entry_len + if checksums { 4 } else { 0 }
     }
 
     /// The name of the data's format.
     pub const fn name(self) -> &'static str {
-        match self {
-            TableFormat::Lz4 => "LZ4",
-            TableFormat::Zstd => "zstd",
-        }
+        self.layout().name
     }
 }
 
@@ -160,15 +208,12 @@ impl Entry {
     }
 }
 
-/// The most bytes `compressed` bytes of `kind` can decode to: tables whose
-/// sizes claim more are refused before anything is allocated for them.
-/// LZ4 expands at most 255 times (plus a block's last literals); zstd's
-/// densest unit is an RLE block, 4 bytes for 128 KiB.
+/// The most bytes `compressed` bytes of `format` can decode to: tables
+/// whose sizes claim more are refused before anything is allocated for
+/// them (see [`Layout::expansion`]).
 fn max_expansion(format: TableFormat, compressed: u64) -> u64 {
-    match format {
-        TableFormat::Lz4 => compressed.saturating_mul(255).saturating_add(64),
-        TableFormat::Zstd => compressed.saturating_mul(32 << 10),
-    }
+    let (times, slack) = format.layout().expansion;
+    compressed.saturating_mul(times).saturating_add(slack)
 }
 
 /// A seek table: the entries of a file, in order, with their offsets in the
@@ -397,11 +442,8 @@ impl SeekTable {
     pub fn to_bytes(&self) -> Vec<u8> {
         let len = self.encoded_len();
         let mut out = Vec::with_capacity(len as usize);
-        let (magic, footer_magic) = match self.format {
-            TableFormat::Lz4 => (LZ4_TABLE_MAGIC, LZ4_FOOTER_MAGIC),
-            TableFormat::Zstd => (ZSTD_TABLE_MAGIC, ZSTD_FOOTER_MAGIC),
-        };
-        out.extend_from_slice(&magic.to_le_bytes());
+        let layout = self.format.layout();
+        out.extend_from_slice(&layout.table_magic.to_le_bytes());
         out.extend_from_slice(&((len - SKIPPABLE_HEADER_LEN) as u32).to_le_bytes());
         // The LZ4 table's checksum, filled in below.
         out.resize(out.len() + self.format.prefix_len() as usize, 0);
@@ -434,68 +476,22 @@ impl SeekTable {
             let sum = xxh64(&out[12..], 0) as u32;
             out[8..12].copy_from_slice(&sum.to_le_bytes());
         }
-        out.extend_from_slice(&footer_magic.to_le_bytes());
+        out.extend_from_slice(&layout.footer_magic.to_le_bytes());
         out
     }
 
     /// The format of the table whose footer is `footer` (the last 9 bytes
     /// of a file), or `None` if it is not a seek table's.
     pub fn footer_format(footer: &[u8; 9]) -> Option<TableFormat> {
-        match u32::from_le_bytes([footer[5], footer[6], footer[7], footer[8]]) {
-            ZSTD_FOOTER_MAGIC => Some(TableFormat::Zstd),
-            LZ4_FOOTER_MAGIC => Some(TableFormat::Lz4),
-            _ => None,
-        }
-    }
-
-    /// Read the table at the end of `src` (`file_len` bytes long): `None`
-    /// if the file does not end with a seek table's footer.
-    ///
-    /// Everything is checked before it is believed: the entry count against
-    /// the file's length (a footer claiming 2^32 entries in a small file is
-    /// refused before anything is allocated; entries are read in pieces, so
-    /// memory follows what the file holds), the skippable frame's size,
-    /// reserved bits, entries that overlap or run past the table, decoded
-    /// sizes the compressed ones cannot produce.
-    ///
-    /// The table is then checked against the file: the bytes its entries
-    /// leave out must hold no data (only skippable frames, empty frames,
-    /// and the header and end of LZ4 frames whose blocks are entries), and
-    /// entries that decode to nothing must. A table with no entries over
-    /// a file with data, or one that lists only some frames, is refused.
-    ///
-    /// The table may take [`DEFAULT_TABLE_MEMORY`] bytes of memory at
-    /// most ([`SeekTable::read_from_with_limit`] sets another limit).
-    ///
-    /// # Errors
-    /// [`Error::SeekTable`] for a malformed table, or one that disagrees
-    /// with the file; I/O errors of `src`.
-    pub fn read_from<S: ReadAt + ?Sized>(src: &S, file_len: u64) -> Result<Option<SeekTable>> {
-        Self::read_from_with_limit(src, file_len, DEFAULT_TABLE_MEMORY)
-    }
-
-    /// [`SeekTable::read_from`], the table taking at most `memory_limit`
-    /// bytes of memory ([`table_memory`] of its entry count).
-    ///
-    /// # Errors
-    /// As [`SeekTable::read_from`]; a table over the limit is
-    /// [`Error::SeekTable`] naming the memory it needs, and one the system
-    /// cannot allocate [`Error::OutOfMemory`].
-    pub fn read_from_with_limit<S: ReadAt + ?Sized>(
-        src: &S,
-        file_len: u64,
-        memory_limit: u64,
-    ) -> Result<Option<SeekTable>> {
-        let Some((table, table_start)) = Self::parse(src, file_len, memory_limit)? else {
-            return Ok(None);
-        };
-        super::layout::check_layout(&table, src, table_start)?;
-        Ok(Some(table))
+        let magic = u32::from_le_bytes([footer[5], footer[6], footer[7], footer[8]]);
+        TableFormat::ALL
+            .into_iter()
+            .find(|format| format.layout().footer_magic == magic)
     }
 
     /// The table at the end of `src`, checked in itself but not yet
     /// against the file, and where it starts.
-    fn parse<S: ReadAt + ?Sized>(
+    pub(super) fn parse<S: ReadAt + ?Sized>(
         src: &S,
         file_len: u64,
         memory_limit: u64,
@@ -526,15 +522,7 @@ impl SeekTable {
         }
         let table_start = file_len - table_len;
         // Each entry stands for some bytes of the file before the table.
-        let least = match format {
-            TableFormat::Zstd => min_entry_len(format, EntryKind::Frame),
-            TableFormat::Lz4 => min_entry_len(
-                format,
-                EntryKind::Lz4Block {
-                    block_checksum: false,
-                },
-            ),
-        };
+        let least = min_entry_len(format, format.layout().smallest);
         if u64::from(count) * u64::from(least) > table_start {
             return Err(bad(format!(
                 "the footer claims {count} entries, but the {table_start} bytes before the table hold {} at most",
@@ -551,10 +539,7 @@ impl SeekTable {
         src.read_exact_at(&mut header, table_start)?;
         let magic = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
         let frame_size = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
-        let expected_magic = match format {
-            TableFormat::Lz4 => LZ4_TABLE_MAGIC,
-            TableFormat::Zstd => ZSTD_TABLE_MAGIC,
-        };
+        let expected_magic = format.layout().table_magic;
         if magic != expected_magic {
             return Err(bad(format!(
                 "{count} entries put the table at byte {table_start}, where magic {magic:#010x} stands instead of {expected_magic:#010x}"

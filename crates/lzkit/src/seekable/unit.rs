@@ -1,7 +1,7 @@
 //! Decoding one table entry: a whole LZ4 or zstd frame, or one block of an
 //! LZ4 frame of independent blocks.
 
-use super::layout::check_head;
+use super::head::{LZ4_BLOCK_MAX, check_head};
 use super::source::{ReadAt, Window};
 use super::table::{Entry, EntryKind, MAX_ENTRY_SIZE, TableFormat};
 use crate::error::{Error, Result};
@@ -12,9 +12,6 @@ use crate::zstd;
 use std::io::Read;
 use xxhash_rust::xxh64::Xxh64;
 use xxhash_rust::{xxh32::xxh32, xxh64::xxh64};
-
-/// The largest LZ4 block.
-pub(super) const LZ4_BLOCK_MAX: usize = 4 << 20;
 
 /// The checksum a table stores: the low 32 bits of the XXH64 of an LZ4
 /// entry's bytes in the file, or of a zstd entry's decoded bytes.
@@ -257,32 +254,21 @@ fn check_sum(index: usize, e: &Entry, computed: u32, of: &str) -> Result<()> {
 /// Decode entry `index` (`e`, whose bytes are `comp`) into `out` and check
 /// it against the table: its decoded size and, if `verify` and the table
 /// has them, its checksum (of its bytes in the file for LZ4 tables, checked
-/// before decoding; of its decoded bytes for zstd tables, as zstd's format
-/// says). The unit's own checksums are checked instead when the table has
-/// none.
+/// before decoding unless `bytes_checked`; of its decoded bytes for zstd
+/// tables, as zstd's format says). The unit's own checksums are checked
+/// instead when the table has none.
 pub(crate) fn decode_entry(
     format: TableFormat,
     index: usize,
     e: &Entry,
     comp: &[u8],
     verify: bool,
+    bytes_checked: bool,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    if verify && format == TableFormat::Lz4 {
+    if verify && !bytes_checked && format == TableFormat::Lz4 {
         check_sum(index, e, entry_checksum(comp), "bytes")?;
     }
-    decode_checked(format, index, e, comp, verify, out)
-}
-
-/// [`decode_entry`] once an LZ4 entry's bytes are checked.
-fn decode_checked(
-    format: TableFormat,
-    index: usize,
-    e: &Entry,
-    comp: &[u8],
-    verify: bool,
-    out: &mut Vec<u8>,
-) -> Result<()> {
     let verify_own = verify && e.checksum.is_none();
     decode(
         format,
@@ -441,14 +427,14 @@ pub(crate) fn decode_piece(
 ) -> Result<u64> {
     if format != TableFormat::Lz4 || e.kind != EntryKind::Frame || (verify && e.checksum.is_none())
     {
-        decode_entry(format, index, e, comp, verify, out)?;
+        decode_entry(format, index, e, comp, verify, false, out)?;
         return Ok(0);
     }
     if verify && !checked {
         check_sum(index, e, entry_checksum(comp), "bytes")?;
     }
     let Some(blocks) = lz4_blocks(comp, e.decompressed_size) else {
-        decode_checked(format, index, e, comp, verify, out)?;
+        decode_entry(format, index, e, comp, verify, true, out)?;
         return Ok(0);
     };
     let k = (want as usize / blocks.size).min(blocks.list.len() - 1);
@@ -464,7 +450,7 @@ pub(crate) fn decode_piece(
             block_len(&comp[p..p + l]).unwrap_or(0)
         };
         if full != blocks.size {
-            decode_checked(format, index, e, comp, verify, out)?;
+            decode_entry(format, index, e, comp, verify, true, out)?;
             return Ok(0);
         }
     }
@@ -561,7 +547,7 @@ pub(crate) fn read_entry<S: ReadAt + ?Sized>(
     if !streamed(e, stream_above) {
         crate::mem::resize_for_read(comp, e.compressed_size as usize)?;
         src.read_exact_at(comp, e.compressed_offset)?;
-        return decode_entry(format, index, e, comp, verify, out);
+        return decode_entry(format, index, e, comp, verify, false, out);
     }
     let mut input = Hashing {
         inner: Window {

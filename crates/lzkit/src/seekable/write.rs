@@ -4,23 +4,13 @@
 use super::table::{EntryKind, MAX_ENTRY_SIZE, SeekTable, TableFormat};
 use super::unit::entry_checksum;
 use crate::error::{Error, Result};
+use crate::format::{Codec, CodecOptions};
 use crate::lz4::frame::{self, BlockSize, FrameOptions};
 use crate::pool::{IN_FLIGHT_PER_THREAD, Ordered, effective_threads};
 use std::io::{self, Write};
 
 /// The default chunk: 1 MiB of content per frame.
 pub const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
-
-/// The codec of a seekable file, with its options.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum Codec {
-    /// LZ4 frames; the table is lzkit's LZ4 seek table.
-    Lz4(FrameOptions),
-    /// zstd frames (libzstd); the table is zstd's seekable format.
-    #[cfg(feature = "zstd-compress")]
-    Zstd(crate::zstd::EncodeOptions),
-}
 
 /// How to write a seekable file.
 ///
@@ -32,7 +22,7 @@ pub enum Codec {
 /// ```
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
-    codec: Codec,
+    codec: CodecOptions,
     chunk_size: usize,
     checksums: bool,
     threads: usize,
@@ -42,26 +32,35 @@ impl WriteOptions {
     /// LZ4 frames with `frame`'s level, checksums and block mode, 1 MiB
     /// chunks, table checksums, one thread. Each frame stores its content
     /// size; its blocks are of the smallest size that holds a chunk, at
-    /// most 256 KiB ([`MAX_LZ4_BLOCK`]: a read of a few bytes decodes one
+    /// most 256 KiB (`MAX_LZ4_BLOCK`: a read of a few bytes decodes one
     /// block), or `frame`'s if smaller.
     pub fn lz4(frame: FrameOptions) -> WriteOptions {
-        WriteOptions {
-            codec: Codec::Lz4(frame),
-            chunk_size: DEFAULT_CHUNK_SIZE,
-            checksums: true,
-            threads: 1,
-        }
+        WriteOptions::new(CodecOptions::Lz4(frame))
     }
 
     /// zstd frames with `zstd`'s level and checksum flag (its workers are
     /// replaced by [`WriteOptions::threads`], which compress chunks side by
     /// side): the file is in zstd's seekable format.
     #[cfg(feature = "zstd-compress")]
-    pub fn zstd(zstd: crate::zstd::EncodeOptions) -> WriteOptions {
+    pub fn zstd(zstd: crate::zstd::FrameOptions) -> WriteOptions {
+        WriteOptions::new(CodecOptions::Zstd(zstd))
+    }
+
+    /// Frames of `codec` with its options (as [`WriteOptions::lz4`] and,
+    /// with the `zstd-compress` feature, `WriteOptions::zstd`), 1 MiB
+    /// chunks, table checksums, one thread.
+    pub fn new(codec: CodecOptions) -> WriteOptions {
         WriteOptions {
-            codec: Codec::Zstd(zstd),
-            ..WriteOptions::lz4(FrameOptions::new())
+            codec,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            checksums: true,
+            threads: 1,
         }
+    }
+
+    /// The codec of the frames.
+    pub fn codec(&self) -> Codec {
+        self.codec.codec()
     }
 
     /// Content bytes per frame (1 byte to 1 GiB; default 1 MiB).
@@ -91,9 +90,9 @@ impl WriteOptions {
     /// The table's format.
     pub fn format(&self) -> TableFormat {
         match self.codec {
-            Codec::Lz4(_) => TableFormat::Lz4,
+            CodecOptions::Lz4(_) => TableFormat::Lz4,
             #[cfg(feature = "zstd-compress")]
-            Codec::Zstd(_) => TableFormat::Zstd,
+            CodecOptions::Zstd(_) => TableFormat::Zstd,
         }
     }
 
@@ -110,7 +109,7 @@ impl WriteOptions {
             ));
         }
         match &self.codec {
-            Codec::Lz4(f) => {
+            CodecOptions::Lz4(f) => {
                 f.validate()?;
                 if f.legacy {
                     return Err(Error::InvalidOptions(
@@ -124,7 +123,7 @@ impl WriteOptions {
                 }
             }
             #[cfg(feature = "zstd-compress")]
-            Codec::Zstd(z) => {
+            CodecOptions::Zstd(z) => {
                 if z.has_dictionary() {
                     return Err(Error::InvalidOptions(
                         "a seekable file's frames decode alone: no dictionary",
@@ -158,9 +157,9 @@ fn lz4_block_size(chunk: usize, user: BlockSize) -> BlockSize {
 /// One chunk, compressed: the frame, its content length and checksum.
 type Done = Result<(Vec<u8>, u32, Option<u32>)>;
 
-fn compress_chunk(codec: &Codec, chunk: &[u8], checksum: bool) -> Done {
+fn compress_chunk(codec: &CodecOptions, chunk: &[u8], checksum: bool) -> Done {
     let frame = match codec {
-        Codec::Lz4(f) => {
+        CodecOptions::Lz4(f) => {
             let opts = f
                 .clone()
                 .threads(1)
@@ -169,7 +168,7 @@ fn compress_chunk(codec: &Codec, chunk: &[u8], checksum: bool) -> Done {
             frame::try_compress(chunk, &opts)?
         }
         #[cfg(feature = "zstd-compress")]
-        Codec::Zstd(z) => crate::zstd::compress(chunk, &z.clone().workers(0))?,
+        CodecOptions::Zstd(z) => crate::zstd::compress(chunk, &z.clone().workers(0))?,
     };
     if frame.len() as u64 > u64::from(u32::MAX) {
         return Err(Error::InvalidOptions("a compressed chunk exceeds 4 GiB"));
@@ -178,9 +177,9 @@ fn compress_chunk(codec: &Codec, chunk: &[u8], checksum: bool) -> Done {
     // decoding, and without decoding the whole chunk); zstd's format says
     // the decoded bytes.
     let sum = checksum.then(|| match codec {
-        Codec::Lz4(_) => entry_checksum(&frame),
+        CodecOptions::Lz4(_) => entry_checksum(&frame),
         #[cfg(feature = "zstd-compress")]
-        Codec::Zstd(_) => entry_checksum(chunk),
+        CodecOptions::Zstd(_) => entry_checksum(chunk),
     });
     Ok((frame, chunk.len() as u32, sum))
 }

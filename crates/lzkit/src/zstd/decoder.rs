@@ -6,9 +6,10 @@ use super::block::{self, BlockError, Entropy};
 use super::dict::Dictionary;
 use super::exec::{ExecFn, Out};
 use super::frame::{self, Header, Start};
+use super::frame_state::{BlockRunner, FrameState, Hashing};
 use super::variant::Variant;
 use crate::adaptive::{Policy, Votes};
-use crate::error::{Error, Fault, Result, ZstdFault};
+use crate::error::{Error, Result};
 use crate::mem;
 
 /// The zstd decoders' votes for the process prior, by index in
@@ -40,10 +41,10 @@ pub type VariantStats = crate::adaptive::ArmReport<Variant>;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Decoder {
-    pub(super) opts: DecodeOptions,
+    opts: DecodeOptions,
     dicts: Vec<Dictionary>,
-    pub(super) ent: Entropy,
-    pub(super) lits: Vec<u8>,
+    ent: Entropy,
+    lits: Vec<u8>,
     policy: Policy<Variant, ExecFn>,
 }
 
@@ -242,25 +243,6 @@ impl Decoder {
         Ok(out)
     }
 
-    /// The dictionary for a frame naming `id` (0: none named).
-    pub(super) fn dictionary(&self, id: u32) -> Result<Option<Dictionary>> {
-        if id == 0 {
-            return Ok(self.dicts.first().cloned());
-        }
-        match self.dicts.iter().find(|d| d.id() == id) {
-            Some(d) => Ok(Some(d.clone())),
-            None => Err(Error::DictionaryRequired { dict_id: id }),
-        }
-    }
-
-    /// Reset the entropy state for a frame with `dict`.
-    pub(super) fn start_frame(&mut self, dict: Option<&Dictionary>) {
-        match dict.and_then(|d| d.entropy()) {
-            Some(e) => self.ent.set_from(e),
-            None => self.ent.reset(),
-        }
-    }
-
     fn decode_all<S: Sink>(&mut self, src: &[u8], sink: &mut S) -> Result<usize> {
         let mut p = 0usize;
         let mut pos = 0usize;
@@ -306,105 +288,66 @@ impl Decoder {
         sink: &mut S,
         pos: usize,
     ) -> Result<(usize, usize)> {
-        let dict = self.dictionary(h.dict_id)?;
-        self.start_frame(dict.as_ref());
-        let dict_content: &[u8] = dict.as_ref().map_or(&[], |d| d.content());
-        let block_max = h.block_max();
+        let mut st = FrameState::start(self, *h, Hashing::AtEnd)?;
+        let block_max = st.block_max();
         let start = pos;
         let mut op = pos;
         let mut p = h.len;
-        let mut index = 0u64;
         loop {
             let block_at = at + p as u64;
             let hb = src.get(p..p + 3).ok_or(Error::Truncated {
                 at: at + src.len() as u64,
                 what: "block header",
             })?;
-            let bh = frame::block_header([hb[0], hb[1], hb[2]], block_at, block_max)?;
+            let bh = st.block_header(hb, block_at)?;
             p += 3;
             let data = src.get(p..p + bh.input_len()).ok_or(Error::Truncated {
                 at: at + src.len() as u64,
                 what: "block",
             })?;
-            let wrap = |(off, fault): BlockError| Error::Block {
-                index,
-                at: block_at,
-                source: Box::new(Error::CorruptBlock {
-                    at: off,
-                    fault: Fault::Zstd(fault),
-                }),
-            };
-            match bh.kind {
-                0 | 1 => {
-                    let buf = sink.room(op, bh.size)?;
-                    if bh.size > buf.len() - op {
-                        return Err(wrap((
-                            0,
-                            ZstdFault::OutputTooSmall {
-                                capacity: buf.len(),
-                            },
-                        )));
-                    }
-                    if bh.kind == 0 {
-                        buf[op..op + bh.size].copy_from_slice(data);
-                    } else {
-                        buf[op..op + bh.size].fill(data[0]);
-                    }
-                    op += bh.size;
-                }
-                _ => {
-                    let buf = sink.room(op, block_max)?;
-                    let mut out = Out {
-                        buf,
-                        base: start,
-                        pos: op,
-                        end: op,
-                        dict: dict_content,
-                        window: usize::try_from(h.window).unwrap_or(usize::MAX),
-                    };
-                    self.run_block(data, &mut out, block_max).map_err(wrap)?;
-                    op = out.pos;
-                }
-            }
+            let room = if bh.kind == 2 { block_max } else { bh.size };
+            let buf = sink.room(op, room)?;
+            op = st.decode_block(self, &bh, data, block_at, buf, start, op)?;
             p += bh.input_len();
-            index += 1;
             if bh.last {
                 break;
             }
         }
-        let produced = (op - start) as u64;
-        if let Some(expected) = h.content_size
-            && expected != produced
-        {
-            return Err(Error::ContentSize {
-                expected,
-                actual: produced,
-            });
-        }
+        st.check_size()?;
         if h.checksum {
             let c = src.get(p..p + 4).ok_or(Error::Truncated {
                 at: at + src.len() as u64,
                 what: "content checksum",
             })?;
-            if self.opts.verifies_checksums() {
-                let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                let buf = sink.room(op, 0)?;
-                let computed = xxhash_rust::xxh64::xxh64(&buf[start..op], 0) as u32;
-                if stored != computed {
-                    return Err(Error::ContentChecksum {
-                        at: at + p as u64,
-                        stored,
-                        computed,
-                    });
-                }
-            }
+            st.check_checksum([c[0], c[1], c[2], c[3]], at + p as u64, || {
+                Ok(&sink.room(op, 0)?[start..op])
+            })?;
             p += 4;
         }
         Ok((p, op))
     }
+}
+
+impl BlockRunner for Decoder {
+    fn dictionary(&self, id: u32) -> Result<Option<Dictionary>> {
+        if id == 0 {
+            return Ok(self.dicts.first().cloned());
+        }
+        match self.dicts.iter().find(|d| d.id() == id) {
+            Some(d) => Ok(Some(d.clone())),
+            None => Err(Error::DictionaryRequired { dict_id: id }),
+        }
+    }
+
+    fn start_frame(&mut self, dict: Option<&Dictionary>) {
+        match dict.and_then(|d| d.entropy()) {
+            Some(e) => self.ent.set_from(e),
+            None => self.ent.reset(),
+        }
+    }
 
     /// Decode one compressed block with the variant the policy chooses.
-    pub(super) fn run_block(
+    fn run_block(
         &mut self,
         src: &[u8],
         out: &mut Out<'_>,
@@ -426,5 +369,9 @@ impl Decoder {
         let produced = r.as_ref().ok().map(|_| out.pos - before);
         self.policy.finish(&pull, produced);
         r
+    }
+
+    fn verifies_checksums(&self) -> bool {
+        self.opts.verifies_checksums()
     }
 }

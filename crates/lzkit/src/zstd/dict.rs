@@ -2,8 +2,9 @@
 //! (magic, ID, entropy tables, repeat offsets, content).
 
 use super::DICT_MAGIC;
-use super::block::{Entropy, Field};
-use crate::error::{Error, Result, ZstdFault};
+use super::block::Entropy;
+use super::seq::Field;
+use crate::error::{Error, Result, ZstdFrameFault};
 use std::sync::Arc;
 
 /// A decoding dictionary: content that frames' matches may reach before
@@ -31,7 +32,7 @@ impl Dictionary {
     ///
     /// # Errors
     /// A zstd-format dictionary whose tables or repeat offsets are
-    /// malformed ([`Error::ZstdFrame`] with the byte in the dictionary).
+    /// malformed ([`Error::CorruptFrame`] with the byte in the dictionary).
     pub fn new(bytes: &[u8]) -> Result<Dictionary> {
         if bytes.len() < 8
             || u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) != DICT_MAGIC
@@ -39,9 +40,9 @@ impl Dictionary {
             return Ok(Dictionary::raw(bytes));
         }
         let id = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-        let bad = |at: usize, what: &'static str| Error::ZstdFrame {
+        let bad = |at: usize, what: &'static str| Error::CorruptFrame {
             at: at as u64,
-            fault: ZstdFault::Malformed(what),
+            fault: ZstdFrameFault::Malformed(what).into(),
         };
         let mut ent = Entropy::default();
         let mut at = 8;

@@ -10,10 +10,15 @@
 //! takes the careful path: exact copies, bounds checked.
 
 use super::bits::BackReader;
-use super::block::{SEQ_CELLS, SeqTable};
+use super::seq::{SEQ_CELLS, SeqTable};
 use crate::error::ZstdFault;
 use crate::kernels::Kernel;
 use crate::kernels::exact::copy_match_exact;
+
+/// Zeroed bytes kept after the literals: the wild literal copies of every
+/// kernel may read this far past them (the
+/// widest kernel's overrun).
+pub(crate) const LIT_PAD: usize = 64;
 
 /// A sequence loop entry point.
 pub(crate) type ExecFn = fn(&mut Seqs<'_>, &mut Out<'_>) -> Result<(), ZstdFault>;
@@ -27,7 +32,7 @@ pub(crate) struct Seqs<'a> {
     pub(crate) ll: &'a SeqTable,
     pub(crate) of: &'a SeqTable,
     pub(crate) ml: &'a SeqTable,
-    /// The literals, followed by padding ([`super::block::LIT_PAD`] bytes).
+    /// The literals, followed by padding ([`LIT_PAD`] bytes).
     pub(crate) lits: &'a [u8],
     /// Number of literals.
     pub(crate) lit_len: usize,
@@ -193,13 +198,12 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             // HISTORY), all initialised bytes of `buf` (the whole slice is).
             unsafe {
                 K::copy_literals(bp.add(op), lits.as_ptr().add(lit), ll);
-                #[cfg(target_arch = "x86_64")]
-                if K::PSHUFB && offset < 16 {
+                if K::FILLS_FROM_WINDOW && offset < 16 {
                     // The pattern's bytes come from the literals just
                     // copied where they all do (`offset <= ll`): loaded
                     // from the literal buffer, written long before, rather
                     // than from the output, just written (see
-                    // `fill_short`).
+                    // `Kernel::fill_short`).
                     let from = lit + ll;
                     let window_end = if offset <= ll && from >= 16 {
                         lits.as_ptr().add(from)
@@ -211,8 +215,8 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     // output: HISTORY >= 16 for these kernels) and their
                     // last `offset` are the match's source; the fill writes
                     // at most 15 bytes past the match, within OVERRUN >= 16.
-                    fill_short(bp.add(match_at), window_end, offset, ml);
-                } else if (16..32).contains(&offset) && ml <= 16 {
+                    K::fill_short(bp.add(match_at), window_end, offset, ml);
+                } else if K::MID_OFFSET_CHUNK && (16..32).contains(&offset) && ml <= 16 {
                     // One 16-byte chunk, whose load ends before the match:
                     // the kernel's 32-byte pattern load (offsets 16 to 31)
                     // would reach into the literals just stored, a load
@@ -226,8 +230,6 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                 } else {
                     K::copy_match(bp.add(match_at), offset, ml);
                 }
-                #[cfg(not(target_arch = "x86_64"))]
-                K::copy_match(bp.add(match_at), offset, ml);
             }
             op += total;
             lit += ll;
@@ -315,57 +317,4 @@ fn careful_match(
     }
     // The rest starts at the frame's first byte, `offset` back.
     Ok(copy_match_exact(o.buf, at + n, offset, len - n))
-}
-
-/// `T8[o][i] = 8 - o + i % o`: shuffle indices repeating the last `o`
-/// bytes of an 8-byte window (offsets 1 to 8).
-#[cfg(target_arch = "x86_64")]
-static T8: [[u8; 16]; 9] = {
-    let mut t = [[0u8; 16]; 9];
-    let mut o = 1;
-    while o <= 8 {
-        let mut i = 0;
-        while i < 16 {
-            t[o][i] = (8 - o + i % o) as u8;
-            i += 1;
-        }
-        o += 1;
-    }
-    t
-};
-
-/// Fill a match of `len` bytes at `dst` with offset `1 <= offset < 16`
-/// from a 16-byte pattern register, built from 8-byte loads of the bytes
-/// before `window_end` (one for offsets up to 8, two above): the output
-/// before `dst`, or the same bytes where the literal buffer has them. A
-/// 16-byte load from the output usually straddles two recent stores (the
-/// previous literal and match copies), which store-to-load forwarding
-/// cannot serve: it waited for them to retire, about a third of the
-/// loop's time on integer columns.
-///
-/// # Safety
-/// The CPU has SSSE3 (the caller's kernel has [`Kernel::PSHUFB`]);
-/// `window_end - 16 .. window_end` initialised, its last `offset` bytes
-/// those before `dst`; `dst .. dst + len + 15` writable.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn fill_short(dst: *mut u8, window_end: *const u8, offset: usize, len: usize) {
-    use crate::kernels::{END_INDEX_16, for_each_step, pattern_step};
-    use core::arch::x86_64::*;
-    // SAFETY: the caller guarantees the ranges and SSSE3.
-    unsafe {
-        let lo = _mm_loadl_epi64(window_end.sub(8).cast());
-        let pattern = if offset <= 8 {
-            _mm_shuffle_epi8(lo, _mm_loadu_si128(T8[offset].as_ptr().cast()))
-        } else {
-            let window = _mm_unpacklo_epi64(_mm_loadl_epi64(window_end.sub(16).cast()), lo);
-            _mm_shuffle_epi8(
-                window,
-                _mm_loadu_si128(END_INDEX_16[offset].as_ptr().cast()),
-            )
-        };
-        for_each_step(len, pattern_step(16, offset), |i| {
-            _mm_storeu_si128(dst.add(i).cast(), pattern)
-        });
-    }
 }

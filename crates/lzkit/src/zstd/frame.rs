@@ -1,7 +1,7 @@
 //! Frame and block headers (RFC 8878 sections 3.1.1 and 3.1.1.2).
 
 use super::{BLOCK_SIZE_MAX, MAGIC, WINDOW_LOG_MAX, is_skippable_magic};
-use crate::error::{Error, Result, ZstdFault};
+use crate::error::{Error, Result, ZstdFrameFault};
 
 /// The most bytes a frame header takes, magic number included.
 pub(crate) const HEADER_MAX: usize = 18;
@@ -84,17 +84,17 @@ pub(crate) fn parse(src: &[u8], at: u64) -> Result<Start> {
         return Ok(Start::Skippable(8 + size as u64));
     }
     if magic != MAGIC {
-        return Err(Error::ZstdFrame {
+        return Err(Error::CorruptFrame {
             at,
-            fault: ZstdFault::NotZstd { magic },
+            fault: ZstdFrameFault::NotZstd { magic }.into(),
         });
     }
     let fhd = *src.get(4).ok_or_else(|| truncated("frame header"))?;
     let len = header_len(src);
     let h = src.get(..len).ok_or_else(|| truncated("frame header"))?;
-    let bad = |what| Error::ZstdFrame {
+    let bad = |what| Error::CorruptFrame {
         at: at + 4,
-        fault: ZstdFault::Malformed(what),
+        fault: ZstdFrameFault::Malformed(what).into(),
     };
     if fhd & 0x08 != 0 {
         return Err(bad("reserved bit set in the frame header"));
@@ -107,12 +107,13 @@ pub(crate) fn parse(src: &[u8], at: u64) -> Result<Start> {
         p += 1;
         let log = 10 + (wd >> 3) as u32;
         if log > WINDOW_LOG_MAX {
-            return Err(Error::ZstdFrame {
+            return Err(Error::CorruptFrame {
                 at: at + 5,
-                fault: ZstdFault::WindowTooLarge {
+                fault: ZstdFrameFault::WindowTooLarge {
                     window: 1 << log,
                     limit: 1 << WINDOW_LOG_MAX,
-                },
+                }
+                .into(),
             });
         }
         let base = 1u64 << log;
@@ -171,9 +172,9 @@ pub(crate) fn block_header(b: [u8; 3], at: u64, block_max: usize) -> Result<Bloc
         kind: ((v >> 1) & 3) as u8,
         size: (v >> 3) as usize,
     };
-    let bad = |what| Error::ZstdFrame {
+    let bad = |what| Error::CorruptFrame {
         at,
-        fault: ZstdFault::Malformed(what),
+        fault: ZstdFrameFault::Malformed(what).into(),
     };
     if h.kind == 3 {
         return Err(bad("reserved block type"));

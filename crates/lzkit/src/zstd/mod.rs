@@ -8,9 +8,10 @@
 //! * [`FrameDecoder`]: a [`std::io::Read`] adapter, with a window limit.
 //! * [`Dictionary`]: raw-content and zstd-format dictionaries.
 //! * [`list_frames`]: what `zstd -l` prints, without decoding.
-//! * With the `zstd-compress` feature: `compress`, `Encoder` and
-//!   `EncodeOptions`, zstd compression through libzstd (the decoder stays
-//!   lzkit's own).
+//! * With the `zstd-compress` feature: `compress`, `FrameEncoder` and
+//!   `FrameOptions` (the names of their LZ4 counterparts in
+//!   [`crate::lz4::frame`]), zstd compression through libzstd at a
+//!   [`Level`] (the decoder stays lzkit's own).
 //!
 //! # Deliberate differences from libzstd
 //!
@@ -53,27 +54,30 @@ mod block;
 mod decoder;
 mod dict;
 #[cfg(feature = "zstd-compress")]
-mod encode;
+mod encoder;
 mod exec;
 pub(crate) mod frame;
+mod frame_state;
 mod fse;
 mod huf;
+mod level;
 mod list;
+mod seq;
 mod stream;
 mod variant;
 
 pub use decoder::{Decoder, VariantStats};
 pub use dict::Dictionary;
 #[cfg(feature = "zstd-compress")]
-pub use encode::{
-    DEFAULT_LONG_WINDOW_LOG, EncodeOptions, Encoder, MAX_LEVEL, MIN_LEVEL, ULTRA_MAX_LEVEL,
-    compress,
+pub use encoder::{
+    AutoFinishEncoder, DEFAULT_LONG_WINDOW_LOG, FrameEncoder, FrameOptions, compress,
 };
+pub use level::{Level, MAX_LEVEL, MIN_LEVEL, ULTRA_MAX_LEVEL};
 pub use list::{FrameInfo, FrameKind, list_frames};
 pub use stream::FrameDecoder;
 pub use variant::Variant;
 
-pub use crate::lz4::block::Kernel;
+pub use crate::kernels::table::Kernel;
 
 use crate::error::Result;
 
@@ -142,7 +146,7 @@ impl DecodeOptions {
 
     /// The largest window a streaming decoder accepts, as a log (10 to
     /// [`WINDOW_LOG_MAX`]; clamped to that range): a frame that needs
-    /// more is refused with [`crate::ZstdFault::WindowTooLarge`] before
+    /// more is refused with [`crate::ZstdFrameFault::WindowTooLarge`] before
     /// anything is allocated. One-shot decoding into a buffer keeps no
     /// window and ignores it.
     pub const fn window_log_max(mut self, log: u32) -> Self {

@@ -2,13 +2,11 @@
 //! window that grows with the output up to the frame's window size.
 
 use super::decoder::Decoder;
-use super::dict::Dictionary;
-use super::exec::Out;
 use super::frame::{self, HEADER_MAX, Header, Start};
-use crate::error::{Error, Fault, Result, ZstdFault};
+use super::frame_state::{FrameState, Hashing};
+use crate::error::{Error, Result, ZstdFrameFault};
 use crate::mem;
 use std::io::{self, Read};
-use xxhash_rust::xxh64::Xxh64;
 
 /// Bytes kept past a block's room for the wild copies of the sequence loop.
 const SLACK: usize = 64;
@@ -23,16 +21,6 @@ enum Stage {
     Skip(u64),
     /// The input ended (or an error was returned; it is returned again).
     Done,
-}
-
-struct FrameState {
-    header: Header,
-    dict: Option<Dictionary>,
-    /// Whether matches may still reach the dictionary (no output dropped yet).
-    dict_reachable: bool,
-    hasher: Option<Xxh64>,
-    block: u64,
-    produced: u64,
 }
 
 /// A streaming zstd decoder: reads compressed data from `R` and yields
@@ -207,122 +195,66 @@ impl<R: Read> FrameDecoder<R> {
 
     /// Set up a frame with header `h`.
     fn start(&mut self, h: Header) -> Result<()> {
-        let limit = self.decoder.opts.window_limit();
+        let limit = self.decoder.decode_options().window_limit();
         if h.window > limit {
-            return Err(Error::ZstdFrame {
+            return Err(Error::CorruptFrame {
                 at: self.frame_at + 5,
-                fault: ZstdFault::WindowTooLarge {
+                fault: ZstdFrameFault::WindowTooLarge {
                     window: h.window,
                     limit,
-                },
+                }
+                .into(),
             });
         }
-        let dict = self.decoder.dictionary(h.dict_id)?;
-        self.decoder.start_frame(dict.as_ref());
+        let st = FrameState::start(&mut self.decoder, h, Hashing::PerBlock)?;
         // A new frame's matches never reach the previous frame's output
         // (`base`); the buffer is reused as it is: its bytes past `pos`
         // are never returned, only overwritten.
         self.base = 0;
         self.pos = 0;
         self.emitted = 0;
-        let verify = h.checksum && self.decoder.opts.verifies_checksums();
-        self.stage = Stage::Blocks(FrameState {
-            header: h,
-            dict,
-            dict_reachable: true,
-            hasher: verify.then(|| Xxh64::new(0)),
-            block: 0,
-            produced: 0,
-        });
+        self.stage = Stage::Blocks(st);
         Ok(())
     }
 
     /// Decode the next block of the frame (or finish it).
     fn block(&mut self, mut st: FrameState) -> Result<bool> {
-        let h = st.header;
-        let block_max = h.block_max();
+        let block_max = st.block_max();
         let block_at = self.at();
         if !self.fill(3)? {
             return Err(self.truncated("block header"));
         }
-        let b = &self.input[self.in_pos..self.in_pos + 3];
-        let bh = frame::block_header([b[0], b[1], b[2]], block_at, block_max)?;
+        let bh = st.block_header(&self.input[self.in_pos..self.in_pos + 3], block_at)?;
         if !self.fill(3 + bh.input_len())? {
             return Err(self.truncated("block"));
         }
         self.in_pos += 3;
         self.make_room(&mut st, block_max)?;
-        let data_start = self.in_pos;
-        let data = &self.input[data_start..data_start + bh.input_len()];
-        let start = self.pos;
-        match bh.kind {
-            0 => self.win[start..start + bh.size].copy_from_slice(data),
-            1 => self.win[start..start + bh.size].fill(data[0]),
-            _ => {
-                let dict: &[u8] = match (&st.dict, st.dict_reachable) {
-                    (Some(d), true) => d.content(),
-                    _ => &[],
-                };
-                let mut out = Out {
-                    buf: &mut self.win,
-                    base: self.base,
-                    pos: start,
-                    end: start,
-                    dict,
-                    window: usize::try_from(h.window).unwrap_or(usize::MAX),
-                };
-                let r = self.decoder.run_block(data, &mut out, block_max);
-                let end = out.pos;
-                r.map_err(|(off, fault)| Error::Block {
-                    index: st.block,
-                    at: block_at,
-                    source: Box::new(Error::CorruptBlock {
-                        at: off,
-                        fault: Fault::Zstd(fault),
-                    }),
-                })?;
-                self.pos = end;
-            }
-        }
-        if bh.kind != 2 {
-            self.pos = start + bh.size;
-        }
+        let data = &self.input[self.in_pos..self.in_pos + bh.input_len()];
+        self.pos = st.decode_block(
+            &mut self.decoder,
+            &bh,
+            data,
+            block_at,
+            &mut self.win,
+            self.base,
+            self.pos,
+        )?;
         self.in_pos += bh.input_len();
-        if let Some(hasher) = st.hasher.as_mut() {
-            hasher.update(&self.win[start..self.pos]);
-        }
-        st.produced += (self.pos - start) as u64;
-        st.block += 1;
         if !bh.last {
             self.stage = Stage::Blocks(st);
             return Ok(true);
         }
-        if let Some(expected) = h.content_size
-            && expected != st.produced
-        {
-            return Err(Error::ContentSize {
-                expected,
-                actual: st.produced,
-            });
-        }
-        if h.checksum {
+        st.check_size()?;
+        if st.header.checksum {
             let at = self.at();
             if !self.fill(4)? {
                 return Err(self.truncated("content checksum"));
             }
             let c = &self.input[self.in_pos..self.in_pos + 4];
-            let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let stored = [c[0], c[1], c[2], c[3]];
             self.in_pos += 4;
-            if let Some(hasher) = st.hasher {
-                let computed = hasher.digest() as u32;
-                if computed != stored {
-                    return Err(Error::ContentChecksum {
-                        at,
-                        stored,
-                        computed,
-                    });
-                }
-            }
+            st.check_checksum(stored, at, || Ok(&[]))?;
         }
         self.stage = Stage::Frames;
         Ok(true)
@@ -343,7 +275,7 @@ impl<R: Read> FrameDecoder<R> {
                 self.base -= from;
             } else {
                 self.base = 0;
-                st.dict_reachable = false;
+                st.drop_dictionary();
             }
             self.pos = keep;
             self.emitted = keep;
@@ -358,10 +290,8 @@ impl<R: Read> Read for FrameDecoder<R> {
             return Ok(0);
         }
         loop {
-            if self.emitted < self.pos {
-                let n = buf.len().min(self.pos - self.emitted);
-                buf[..n].copy_from_slice(&self.win[self.emitted..self.emitted + n]);
-                self.emitted += n;
+            let n = mem::hand_out(buf, &self.win, &mut self.emitted, self.pos);
+            if n > 0 {
                 return Ok(n);
             }
             if let Some(e) = &self.error {

@@ -2,12 +2,13 @@
 //! the reference library (lz4 1.10 through `lz4-sys`) or lzkit; and the
 //! reference library's safe decoder, the baseline every speed is compared to.
 //!
-//! The calls into C go through `lzkit_testkit::c_ref`.
+//! The calls into C go through [`super::reference`] (the `c-reference`
+//! feature).
 
 use std::ops::Range;
 
+use super::reference as c_ref;
 use lzkit::lz4::block;
-use lzkit_testkit::c_ref;
 
 /// Who compresses the blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,16 @@ impl Compressor {
         match self {
             Compressor::Ref => "ref",
             Compressor::Lzkit => "lzkit",
+        }
+    }
+
+    /// The default: the C library when it is built in, else lzkit (whose
+    /// level 1 writes the blocks `LZ4_compress_default` writes on 64-bit
+    /// targets).
+    pub fn default_for_build() -> Compressor {
+        match c_ref::BUILT_IN {
+            true => Compressor::Ref,
+            false => Compressor::Lzkit,
         }
     }
 

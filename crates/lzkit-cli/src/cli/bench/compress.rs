@@ -9,15 +9,14 @@
 //! by both lzkit and `LZ4_decompress_safe` and compared with the input.
 
 use lzkit::lz4::block;
-use lzkit_testkit::c_ref;
 
 use super::codec::{Compressor, ref_decompress};
 use super::modes::{
-    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
+    Column, Contenders, ModeReport, Rows, Subject, Sum, col, levels_setting, measure_all, poison,
 };
 use super::options::Options;
+use super::reference as c_ref;
 use super::render::{Cell, block_size_label, json_array, json_str};
-use super::rng::Rng;
 use super::{Failure, source_label};
 
 /// Who compresses.
@@ -92,16 +91,19 @@ impl Contender {
         &self.buf[i * self.slot..i * self.slot + self.sizes[i]]
     }
 
-    /// Decode every block with both decoders and compare it with the input.
+    /// Decode every block with both decoders (lzkit's alone when the C
+    /// library is not built in) and compare it with the input.
     fn verify(&self, data: &[u8], block_size: usize, out: &mut [u8]) -> Result<(), String> {
         for (i, chunk) in data.chunks(block_size).enumerate() {
             let dst = &mut out[..chunk.len()];
-            poison(dst);
-            let by_ref = ref_decompress(self.block(i), dst);
-            if by_ref != Some(chunk.len()) || dst != chunk {
-                return Err(format!(
-                    "block {i} does not decode to the input with LZ4_decompress_safe"
-                ));
+            if c_ref::BUILT_IN {
+                poison(dst);
+                let by_ref = ref_decompress(self.block(i), dst);
+                if by_ref != Some(chunk.len()) || dst != chunk {
+                    return Err(format!(
+                        "block {i} does not decode to the input with LZ4_decompress_safe"
+                    ));
+                }
             }
             poison(dst);
             let by_lzkit = block::decompress_into(self.block(i), dst).ok();
@@ -174,20 +176,21 @@ fn columns() -> Vec<Column> {
 }
 
 /// Measure one file: a row per level.
-fn measure_file(
-    opts: &Options,
-    subject: &Subject,
-    order: &mut Rng,
-    on_round: &mut dyn FnMut(),
-) -> Result<Vec<Vec<Cell>>, Failure> {
+fn measure_file(opts: &Options, subject: &mut Subject) -> Rows {
     let (data, bs) = (subject.data, opts.block_size);
     let blocks = data.len().div_ceil(bs);
+    // Both compressors at every level; lzkit's alone when the C library is
+    // not built in.
+    let whos: &[Who] = match c_ref::BUILT_IN {
+        true => &[Who::Ref, Who::Lzkit],
+        false => &[Who::Lzkit],
+    };
     let contenders: Vec<Contender> = opts
         .levels
         .iter()
         .flat_map(|&level| {
-            [Who::Ref, Who::Lzkit]
-                .map(|who| Contender::new(who, level, blocks, bs, opts.reuse_state))
+            whos.iter()
+                .map(move |&who| Contender::new(who, level, blocks, bs, opts.reuse_state))
         })
         .collect::<Result<_, _>>()?;
     let ops: Vec<usize> = (0..contenders.len()).collect();
@@ -197,24 +200,32 @@ fn measure_file(
         contenders,
         out: vec![0; bs],
     };
-    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round)
+    let seconds = measure_all(opts, &mut bench, &ops, subject)
         .map_err(|(_, e)| Failure::Compress(format!("{}: {e}", subject.name)))?;
     let contenders = &bench.contenders;
     let mbps = |k: usize| data.len() as f64 / seconds[k] / 1e6;
     let ratio = |k: usize| data.len() as f64 / contenders[k].compressed() as f64;
+    let size = |k: usize| contenders[k].compressed() as f64;
+    let per = whos.len();
     let rows = (0..opts.levels.len())
         .map(|l| {
-            let (r, z) = (2 * l, 2 * l + 1);
+            // lzkit's contender at level l, and a value of C's (NaN when it
+            // is not built in).
+            let z = per * l + per - 1;
+            let of_ref = |f: &dyn Fn(usize) -> f64| match per {
+                2 => f(2 * l),
+                _ => f64::NAN,
+            };
             vec![
                 Cell::Text(subject.name.to_string()),
-                Cell::Int(i64::from(contenders[r].level)),
+                Cell::Int(i64::from(contenders[z].level)),
                 Cell::Size(data.len() as u64),
-                Cell::Compression(ratio(r)),
+                Cell::Compression(of_ref(&ratio)),
                 Cell::Compression(ratio(z)),
-                Cell::Ratio(contenders[z].compressed() as f64 / contenders[r].compressed() as f64),
-                Cell::Speed(mbps(r)),
+                Cell::Ratio(size(z) / of_ref(&size)),
+                Cell::Speed(of_ref(&mbps)),
                 Cell::Speed(mbps(z)),
-                Cell::Ratio(mbps(z) / mbps(r)),
+                Cell::Ratio(mbps(z) / of_ref(&mbps)),
             ]
         })
         .collect();
@@ -223,17 +234,17 @@ fn measure_file(
 
 /// Run `lzkit bench --compress`.
 pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
-    let columns = columns();
-    let (table, notes) = super::modes::run(opts, &columns, |subject, order, on_round| {
-        measure_file(opts, subject, order, on_round)
-    })?;
-    let entry_points: Vec<String> = opts
-        .levels
-        .iter()
-        .map(|&l| Compressor::Ref.describe(l))
-        .collect();
+    let mut report = super::modes::run(opts, &columns(), |s| measure_file(opts, s))?;
+    let entry_points: Vec<String> = match c_ref::BUILT_IN {
+        true => opts
+            .levels
+            .iter()
+            .map(|&l| Compressor::Ref.describe(l))
+            .collect(),
+        false => vec!["none (not built in)".into()],
+    };
     let source = source_label(opts);
-    let header = vec![
+    report.header = vec![
         format!(
             "lzkit bench --compress: {source}, blocks of {}, levels {}",
             block_size_label(opts.block_size),
@@ -265,23 +276,19 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
          (above 1: lzkit is faster)"
             .to_string(),
     ];
-    let mut settings = common_settings(opts, source);
-    settings.push((
-        "levels",
-        json_array(opts.levels.iter().map(|l| l.to_string())),
-    ));
-    settings.push((
-        "reference",
-        json_array(entry_points.iter().map(|e| json_str(e))),
-    ));
-    settings.push(("reuse_state", opts.reuse_state.to_string()));
-    settings.push(("unit", json_str("MB/s (10^6 input bytes per second)")));
-    Ok(ModeReport {
-        header,
-        settings,
-        table,
-        notes,
-    })
+    if !c_ref::BUILT_IN {
+        report.header.push(c_ref::MISSING.to_string());
+    }
+    report.settings.extend([
+        levels_setting(&opts.levels),
+        (
+            "reference",
+            json_array(entry_points.iter().map(|e| json_str(e))),
+        ),
+        ("reuse_state", opts.reuse_state.to_string()),
+        ("unit", json_str("MB/s (10^6 input bytes per second)")),
+    ]);
+    Ok(report)
 }
 
 /// "1, 9, 12".

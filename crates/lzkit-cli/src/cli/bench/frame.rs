@@ -12,37 +12,25 @@ use std::ops::Range;
 
 use lzkit::lz4::block;
 use lzkit::lz4::frame::{self, BlockMode, FrameOptions};
-use lzkit_testkit::c_ref;
 
 use super::codec::{ref_decompress, ref_version};
 use super::measure::verify;
 use super::modes::{
-    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, decode_method, measure_all,
-    poison,
+    Column, Contenders, ModeReport, Rows, Subject, Sum, col, decode_method, measure_all,
+    named_enum, poison,
 };
 use super::options::{Options, frame_block_size};
+use super::reference as c_ref;
 use super::render::{Cell, block_size_label, json_str};
 use super::report::DECODE_UNIT;
-use super::rng::Rng;
 use super::{Failure, source_label};
 
-/// Which checksums a frame carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Checks {
-    None,
-    Content,
-    Block,
-}
-
-impl Checks {
-    const ALL: [Checks; 3] = [Checks::None, Checks::Content, Checks::Block];
-
-    fn name(self) -> &'static str {
-        match self {
-            Checks::None => "none",
-            Checks::Content => "content",
-            Checks::Block => "block",
-        }
+named_enum! {
+    /// Which checksums a frame carries.
+    enum Checks {
+        None => "none",
+        Content => "content",
+        Block => "block",
     }
 }
 
@@ -65,6 +53,14 @@ impl Op {
         let mut ops = vec![Op::LzkitLoop, Op::RefLoop];
         ops.extend(Checks::ALL.map(Op::LzkitFrame));
         ops.extend(Checks::ALL.map(Op::RefFrame));
+        ops
+    }
+
+    /// The contenders this build measures: all of them, or lzkit's alone
+    /// when the C library is not built in.
+    fn measured() -> Vec<Op> {
+        let mut ops = Op::all();
+        ops.retain(|op| c_ref::BUILT_IN || matches!(op, Op::LzkitLoop | Op::LzkitFrame(_)));
         ops
     }
 
@@ -130,7 +126,8 @@ struct Bench<'a> {
     out: Vec<u8>,
     /// Output of `frame::decompress`, which allocates its own.
     lzkit_out: Vec<u8>,
-    decoder: c_ref::FrameDecoder,
+    /// C's frame decoder, when the C library is built in.
+    decoder: Option<c_ref::FrameDecoder>,
 }
 
 impl Contenders for Bench<'_> {
@@ -167,7 +164,10 @@ impl Contenders for Bench<'_> {
             }
             Op::RefFrame(c) => {
                 let frame = std::mem::take(&mut self.frames[c as usize]);
-                let n = self.decoder.decode_into(&frame, &mut self.out);
+                let n = match &mut self.decoder {
+                    Some(decoder) => decoder.decode_into(&frame, &mut self.out),
+                    None => Err(c_ref::MISSING.to_string()),
+                };
                 self.frames[c as usize] = frame;
                 match n? {
                     n if n == self.data.len() => Ok(()),
@@ -223,14 +223,10 @@ fn columns() -> Vec<Column> {
     columns
 }
 
-fn measure_file(
-    opts: &Options,
-    subject: &Subject,
-    order: &mut Rng,
-    on_round: &mut dyn FnMut(),
-) -> Result<Vec<Vec<Cell>>, Failure> {
+fn measure_file(opts: &Options, subject: &mut Subject) -> Rows {
     let data = subject.data;
-    let fail = |e: String| Failure::Decode(format!("{}: {e}", subject.name));
+    let name = subject.name;
+    let fail = |e: String| Failure::Decode(format!("{name}: {e}"));
     let block_size = frame_block_size(opts.block_size).ok_or_else(|| fail("block size".into()))?;
     let frames: Vec<Vec<u8>> = Checks::ALL
         .iter()
@@ -255,21 +251,28 @@ fn measure_file(
         // last block in place rather than through its own buffer.
         out: vec![0; data.len() + opts.block_size],
         lzkit_out: Vec::new(),
-        decoder: c_ref::FrameDecoder::new().map_err(fail)?,
+        decoder: match c_ref::BUILT_IN {
+            true => Some(c_ref::FrameDecoder::new().map_err(fail)?),
+            false => None,
+        },
     };
-    let ops = Op::all();
-    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round)
-        .map_err(|(_, e)| fail(e))?;
-    let secs = |op: Op| seconds[ops.iter().position(|&o| o == op).unwrap_or(0)];
+    let ops = Op::measured();
+    let seconds = measure_all(opts, &mut bench, &ops, subject).map_err(|(_, e)| fail(e))?;
+    // Seconds per pass; NaN for a contender not measured (C, not built in).
+    let secs = |op: Op| {
+        ops.iter()
+            .position(|&o| o == op)
+            .map_or(f64::NAN, |k| seconds[k])
+    };
     let mut row = vec![
         Cell::Text(subject.name.to_string()),
         Cell::Size(data.len() as u64),
         Cell::Count(count as u64),
     ];
     row.extend(
-        seconds
-            .iter()
-            .map(|s| Cell::Speed(data.len() as f64 / s / 1e9)),
+        Op::all()
+            .into_iter()
+            .map(|op| Cell::Speed(data.len() as f64 / secs(op) / 1e9)),
     );
     for c in Checks::ALL {
         row.push(Cell::Ratio(secs(Op::LzkitFrame(c)) / secs(Op::LzkitLoop)));
@@ -285,12 +288,9 @@ fn measure_file(
 
 /// Run `lzkit bench --frame`.
 pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
-    let columns = columns();
-    let (table, notes) = super::modes::run(opts, &columns, |subject, order, on_round| {
-        measure_file(opts, subject, order, on_round)
-    })?;
+    let mut report = super::modes::run(opts, &columns(), |s| measure_file(opts, s))?;
     let source = source_label(opts);
-    let header = vec![
+    report.header = vec![
         format!(
             "lzkit bench --frame: {source}, frames of independent {} blocks written by lzkit \
              frame::compress at level {}",
@@ -309,19 +309,19 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
          frame decoder is faster)"
             .to_string(),
     ];
-    let mut settings = common_settings(opts, source);
-    settings.push(("level", opts.level.to_string()));
-    settings.push(("reference", json_str(&format!("lz4 {}", ref_version()))));
-    settings.push(("unit", json_str(DECODE_UNIT)));
-    Ok(ModeReport {
-        header,
-        settings,
-        table,
-        notes,
-    })
+    if !c_ref::BUILT_IN {
+        report.header.push(c_ref::MISSING.to_string());
+    }
+    report.settings.extend([
+        ("level", opts.level.to_string()),
+        ("reference", json_str(&format!("lz4 {}", ref_version()))),
+        ("unit", json_str(DECODE_UNIT)),
+    ]);
+    Ok(report)
 }
 
-#[cfg(test)]
+// The C library is one of the contenders.
+#[cfg(all(test, feature = "c-reference"))]
 mod tests {
     use super::*;
 
@@ -347,7 +347,7 @@ mod tests {
             frames,
             out: vec![0; data.len() + bs],
             lzkit_out: Vec::new(),
-            decoder: c_ref::FrameDecoder::new().unwrap(),
+            decoder: Some(c_ref::FrameDecoder::new().unwrap()),
         };
         for op in Op::all() {
             bench.reset(op);
@@ -361,7 +361,8 @@ mod tests {
         let mut broken = bench.frames[1].clone();
         let last = broken.len() - 1;
         broken[last] ^= 1;
-        assert!(bench.decoder.decode_into(&broken, &mut bench.out).is_err());
+        let decoder = bench.decoder.as_mut().unwrap();
+        assert!(decoder.decode_into(&broken, &mut bench.out).is_err());
         bench.pass(Op::RefFrame(Checks::Content)).unwrap();
     }
 }

@@ -17,6 +17,7 @@ use std::time::Instant;
 use lzkit::lz4::block::{self, Decoder, Kernel, Variant, VariantStats};
 
 use super::codec::{Blocks, Compressor, compress_blocks, ref_decompress};
+use super::reference;
 use super::rng::Rng;
 
 /// One sample decodes the input at least this many bytes' worth (whole
@@ -70,9 +71,13 @@ pub enum Contender {
 }
 
 impl Contender {
-    /// Every contender on this CPU, in the report's column order.
+    /// Every contender on this CPU, in the report's column order: the
+    /// references first when they are built in ([`reference::BUILT_IN`]).
     pub fn all() -> Vec<Contender> {
-        let mut all = vec![Contender::Ref, Contender::Lz4Flex];
+        let mut all = match reference::BUILT_IN {
+            true => vec![Contender::Ref, Contender::Lz4Flex],
+            false => Vec::new(),
+        };
         all.extend(Variant::available().iter().map(|&v| Contender::Fixed(v)));
         all.extend([
             Contender::Adapt,
@@ -238,7 +243,7 @@ impl Runner {
                 ref_decompress(src, dst).ok_or_else(|| "LZ4_decompress_safe failed".to_string())
             }),
             Engine::Lz4Flex => decode_blocks(work, out, blocks, |src, dst| {
-                lz4_flex::block::decompress_into(src, dst).map_err(|e| e.to_string())
+                reference::flex_decompress_into(src, dst)
             }),
             Engine::Lzkit(decoder) => decode_blocks(work, out, blocks, |src, dst| {
                 decoder.decompress_into(src, dst).map_err(|e| e.to_string())

@@ -2,9 +2,10 @@
 //!
 //! For every input (files, the files of directories, or a built-in corpus),
 //! the driver here cuts it into blocks and compresses them ([`codec`]), times
-//! every decoder on them ([`measure`]) and collects one row per file for the
-//! report ([`report`], drawn by [`render`]). [`options`] parses the command line, [`corpus`]
-//! generates the built-in data, [`rng`] supplies the seeded randomness.
+//! every decoder on them ([`measure()`]) and collects one row per file for the
+//! report ([`report`], drawn by [`render`]). [`options`] parses the command
+//! line (read by [`cmdline`], as `lzkit probe`'s), [`corpus`] generates the
+//! built-in data (`lzkit-corpus`), [`rng`] supplies the seeded randomness.
 //!
 //! The other modes measure with the same method ([`measure::interleave`])
 //! and report through [`modes`]: block compression per level against the C
@@ -13,8 +14,15 @@
 //! one thread ([`threads`]), and zstd decoding against libzstd
 //! ([`zstd_decode`]). `docs/benchmarking.md` describes the method.
 //!
-//! Like the rest of the CLI it uses only the library's public API.
+//! Like the rest of the CLI it uses only the library's public API. The C
+//! references it measures against (liblz4 and lz4_flex; libzstd is always
+//! there) come with the `c-reference` feature only, through
+//! [`reference`](mod@reference):
+//! without it every mode measures lzkit alone, leaves their columns empty
+//! and says in a line how to build them in.
 
+// Also `lzkit probe`'s command line.
+pub(super) mod cmdline;
 mod codec;
 mod compress;
 mod corpus;
@@ -24,6 +32,8 @@ pub(super) mod levels;
 mod measure;
 mod modes;
 mod options;
+// Also `lzkit probe`'s C reference.
+pub(super) mod reference;
 // Also `lzkit probe`'s tables and JSON.
 pub(super) mod render;
 mod report;
@@ -40,9 +50,10 @@ use indicatif::ProgressBar;
 use lzkit::lz4::block::{self, Variant};
 
 use super::report::{PROGRAM, eprint_line};
+use cmdline::Parsed;
 use codec::{Blocks, compress_blocks};
 use measure::{Contender, FLUSH_BYTES, Flush, Measured, Plan, measure};
-use options::{Mode, Options, Parsed};
+use options::{Mode, Options};
 use report::{FileResult, Report, Settings, Speeds};
 use rng::{Rng, derive_seed};
 
@@ -361,7 +372,10 @@ fn settings(opts: &Options) -> Settings {
         source: source_label(opts),
         block_size: opts.block_size,
         compressor: opts.compressor.describe(opts.level),
-        reference: format!("lz4 {} LZ4_decompress_safe", codec::ref_version()),
+        reference: match reference::BUILT_IN {
+            true => format!("lz4 {} LZ4_decompress_safe", codec::ref_version()),
+            false => "none (not built in)".into(),
+        },
         rounds: opts.rounds,
         stat: opts.stat,
         cold: opts.cold,

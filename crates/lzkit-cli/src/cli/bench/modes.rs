@@ -1,6 +1,6 @@
 //! What the modes beyond block decoding (`--compress`, `--frame`,
 //! `--threads`) share: the driver that measures every input with
-//! [`interleave`](super::measure::interleave), one sample helper, and one
+//! [`super::measure::interleave`], one sample helper, and one
 //! report: a row per file (per level, for modes with levels), then a
 //! geomean and a worst row per level, in any output format.
 
@@ -13,6 +13,34 @@ use super::render::{Cell, Table, json_array, json_object, json_str};
 use super::report::{Format, geomean};
 use super::rng::Rng;
 use super::{Failure, for_each_input};
+
+/// A small enum of what a mode measures (a frame's checksums, a
+/// thread's work), each value named in the table's heads and in labels:
+/// the enum, `ALL` (every value, in the table's order) and `name`.
+macro_rules! named_enum {
+    ($(#[$doc:meta])* enum $name:ident {
+        $($(#[$vdoc:meta])* $variant:ident => $text:literal,)+
+    }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        enum $name {
+            $($(#[$vdoc])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in the table's order.
+            const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
+
+            /// Name in the table's heads and in labels.
+            fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+        }
+    };
+}
+pub(super) use named_enum;
 
 /// What the summary rows do with a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,29 +151,43 @@ impl ModeReport {
     }
 }
 
-/// One input being measured, as a mode sees it.
+/// One input being measured, as a mode sees it, with what its
+/// measurement ([`measure_all`]) shares with the others.
 pub struct Subject<'a> {
     /// Its name in the report.
     pub name: &'a str,
     /// Its bytes (not empty).
     pub data: &'a [u8],
+    /// The generator of the contenders' order, one for the whole run.
+    pub order: &'a mut Rng,
+    /// Called after every round (the progress bar).
+    pub on_round: &'a mut dyn FnMut(),
 }
+
+/// An input's rows, one per group (level), or why there are none.
+pub type Rows = Result<Vec<Vec<Cell>>, Failure>;
 
 /// Measure every input with `measure_one`, which returns one row per group
 /// (level), the same number for every input, in `columns`' order; then
 /// gather the rows by group, each group followed by its geomean and worst
-/// rows. Returns that table and the lines naming each worst value's file.
+/// rows. Returns the report of that table, with the lines naming each
+/// worst value's file as its notes and [`common_settings`] as its
+/// settings: the mode adds its header and its own settings.
 pub fn run(
     opts: &Options,
     columns: &[Column],
-    mut measure_one: impl FnMut(&Subject, &mut Rng, &mut dyn FnMut()) -> Result<Vec<Vec<Cell>>, Failure>,
-) -> Result<(Table, Vec<String>), Failure> {
+    mut measure_one: impl FnMut(&mut Subject) -> Rows,
+) -> Result<ModeReport, Failure> {
     let mut order = Rng::new(opts.seed);
     let mut groups: Vec<Vec<Vec<Cell>>> = Vec::new();
     for_each_input(opts, |_, name, data, _, progress| {
         progress.stage(&name, "measuring");
-        let subject = Subject { name: &name, data };
-        let rows = measure_one(&subject, &mut order, &mut || progress.advance(1))?;
+        let rows = measure_one(&mut Subject {
+            name: &name,
+            data,
+            order: &mut order,
+            on_round: &mut || progress.advance(1),
+        })?;
         groups.resize_with(groups.len().max(rows.len()), Vec::new);
         for (group, row) in groups.iter_mut().zip(rows) {
             group.push(row);
@@ -166,7 +208,12 @@ pub fn run(
         rows,
         summary_from,
     };
-    Ok((table, notes))
+    Ok(ModeReport {
+        header: Vec::new(),
+        settings: common_settings(opts, super::source_label(opts)),
+        table,
+        notes,
+    })
 }
 
 /// The geomean and worst rows of one group of file rows (column 0 holds
@@ -204,12 +251,15 @@ fn summarize(group: &[Vec<Cell>], columns: &[Column]) -> (Vec<Cell>, Vec<Cell>, 
                         .enumerate()
                         .min_by(|a, b| pick(&a.1, &b.1))
                         .unwrap_or((0, f64::NAN));
-                    lines.push(format!(
-                        "worst {}{}: {v:.3} on {}",
-                        column.name,
-                        key.as_deref().unwrap_or(""),
-                        cell_text(&group[i][0])
-                    ));
+                    // Not measured (a reference not built in): no worst.
+                    lines.extend((!v.is_nan()).then(|| {
+                        format!(
+                            "worst {}{}: {v:.3} on {}",
+                            column.name,
+                            key.as_deref().unwrap_or(""),
+                            cell_text(&group[i][0])
+                        )
+                    }));
                     (mean, with_kind(&group[0][k], v))
                 }
             }
@@ -254,20 +304,19 @@ pub trait Contenders {
     fn check(&mut self, op: Self::Op, fault: bool) -> Result<(), String>;
 }
 
-/// Time `ops` of `bench` on an input of `len` bytes with the shared
-/// method ([`interleave`], samples of [`timed_sample`]): seconds per pass
-/// of each, the statistic `opts.stat` over `opts.rounds` rounds. An error
+/// Time `ops` of `bench` on `subject` with the shared method
+/// ([`interleave`], samples of [`timed_sample`]): seconds per pass of
+/// each, the statistic `opts.stat` over `opts.rounds` rounds. An error
 /// names the contender that failed.
 pub fn measure_all<B: Contenders>(
     opts: &Options,
     bench: &mut B,
     ops: &[B::Op],
-    len: usize,
-    order: &mut Rng,
-    on_round: &mut dyn FnMut(),
+    subject: &mut Subject,
 ) -> Result<Vec<f64>, (B::Op, String)> {
-    let passes = passes_per_sample(len);
+    let passes = passes_per_sample(subject.data.len());
     let mut failed = None;
+    let (order, on_round) = (&mut *subject.order, &mut *subject.on_round);
     interleave(ops.len(), opts.rounds, opts.stat, order, on_round, |k| {
         let op = ops[k];
         let label = bench.label(op);
@@ -343,6 +392,11 @@ pub fn decode_method(opts: &Options) -> String {
         opts.rounds,
         opts.seed
     )
+}
+
+/// The setting of the levels measured, as `[1, 9, 12]`.
+pub fn levels_setting(levels: &[i32]) -> (&'static str, String) {
+    ("levels", json_array(levels.iter().map(i32::to_string)))
 }
 
 /// Settings every mode reports in JSON.

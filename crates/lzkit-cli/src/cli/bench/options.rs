@@ -4,11 +4,15 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use lzkit::format::Codec;
 use lzkit::lz4::frame::BlockSize;
 
+use super::cmdline::{Arg, Parsed, Walk};
 use super::codec::Compressor;
 use super::measure::Stat;
+use super::reference::{self, MISSING};
 use super::report::Format;
+use crate::cli::values::{self, CountError, SizeError, SizeSyntax};
 use lzkit::lz4::{Level, MAX_LEVEL};
 
 /// Default block size: ClickHouse's minimum compress block, and the size
@@ -137,15 +141,6 @@ pub struct Options {
     pub inputs: Vec<PathBuf>,
 }
 
-/// Parse result: run, or show help.
-#[derive(Debug)]
-pub enum Parsed {
-    /// Run the benchmark.
-    Run(Options),
-    /// `-h` / `--help`.
-    Help,
-}
-
 /// `lzkit bench -h`.
 pub const HELP: &str = "\
 Usage: lzkit bench [MODE] [OPTIONS] [FILE|DIR]...
@@ -180,7 +175,8 @@ A DIR stands for the regular files directly in it.
 
 Options:
   -B, --block-size SIZE  block size (default 64K; K and M suffixes, binary)
-      --compressor NAME  ref (lz4 C library, default) or lzkit
+      --compressor NAME  ref (lz4 C library, default) or lzkit (the default
+                         when built without the c-reference feature)
   -1 ... -12             compression level (default 1; 2 and up: lz4's HC
                          levels, as in lz4)
       --fast[=N]         fast compression with acceleration N (level -N)
@@ -252,8 +248,8 @@ struct Raw {
     all_variants: bool,
     reuse_state: bool,
     quiet: bool,
-    /// `--codec`: `Some(true)` for zstd.
-    zstd: Option<bool>,
+    /// `--codec`.
+    codec: Option<Codec>,
     whole: bool,
     /// The number of the last `-#` as given (zstd levels go above 12).
     plain_level: Option<u64>,
@@ -261,26 +257,17 @@ struct Raw {
 }
 
 /// Parse the arguments after `bench`. Errors are one-line messages.
-pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
+pub fn parse(args: Vec<OsString>) -> Result<Parsed<Options>, String> {
     let mut raw = Raw::default();
-    let mut args = args.into_iter();
-    let mut only_inputs = false;
-    while let Some(arg) = args.next() {
-        if only_inputs || !arg.as_encoded_bytes().starts_with(b"-") {
-            raw.inputs.push(PathBuf::from(arg));
-            continue;
-        }
-        let text = arg
-            .to_str()
-            .ok_or_else(|| format!("invalid option: {}", arg.to_string_lossy()))?;
-        if text == "--" {
-            only_inputs = true;
-        } else if text == "-h" || text == "--help" {
-            return Ok(Parsed::Help);
-        } else if let Some(long) = text.strip_prefix("--") {
-            parse_long(long, &mut args, &mut raw)?;
-        } else {
-            parse_short(&text[1..], &mut args, &mut raw)?;
+    let mut walk = Walk::new(args, false);
+    while let Some(arg) = walk.next_arg()? {
+        match arg {
+            Arg::Input(path) => raw.inputs.push(path),
+            Arg::Help => return Ok(Parsed::Help),
+            Arg::Option(text) => match text.strip_prefix("--") {
+                Some(long) => parse_long(long, &mut walk.rest, &mut raw)?,
+                None => parse_short(&text[1..], &mut walk.rest, &mut raw)?,
+            },
         }
     }
     resolve(raw).map(Parsed::Run)
@@ -317,7 +304,7 @@ fn parse_long(
     };
     let mut value = || value_of(&format!("--{name}"), attached, rest);
     match name {
-        "block-size" => raw.block_size = Some(parse_size(&value()?)?),
+        "block-size" => raw.block_size = Some(parse_block_size(&value()?)?),
         "compressor" => raw.compressor = Some(parse_compressor(&value()?)?),
         "rounds" => raw.rounds = Some(parse_rounds(&value()?)?),
         "stat" => raw.stat = Some(parse_stat(&value()?)?),
@@ -388,11 +375,14 @@ fn parse_long(
         "threads" => raw.threads = Some(parse_threads(&value()?)?),
         "levels" => raw.levels = Some(value()?),
         "codec" => {
-            raw.zstd = Some(match value()?.as_str() {
-                "zstd" => true,
-                "lz4" => false,
-                other => return Err(format!("unknown codec '{other}': use lz4 or zstd")),
-            })
+            let text = value()?;
+            raw.codec = Some(
+                Codec::ALL
+                    .iter()
+                    .copied()
+                    .find(|c| c.name() == text)
+                    .ok_or_else(|| format!("unknown codec '{text}': use lz4 or zstd"))?,
+            )
         }
         "whole" => {
             no_value()?;
@@ -419,7 +409,7 @@ fn parse_short(
             raw.level = Some(Level::saturating(u64::from(n)).get());
             raw.plain_level = Some(u64::from(n));
         }
-        Some(b'B') => raw.block_size = Some(parse_size(&value_of("-B", attached(1), rest)?)?),
+        Some(b'B') => raw.block_size = Some(parse_block_size(&value_of("-B", attached(1), rest)?)?),
         Some(b'i') => raw.rounds = Some(parse_rounds(&value_of("-i", attached(1), rest)?)?),
         Some(b'q') if cluster == "q" => raw.quiet = true,
         Some(b'T') => raw.threads = Some(parse_threads(&value_of("-T", attached(1), rest)?)?),
@@ -462,7 +452,7 @@ fn resolve(raw: Raw) -> Result<Options, String> {
         level: levels[0],
         levels,
         block_size,
-        compressor: raw.compressor.unwrap_or(Compressor::Ref),
+        compressor: raw.compressor.unwrap_or(Compressor::default_for_build()),
         rounds: raw.rounds.unwrap_or(default_rounds),
         stat: raw.stat.unwrap_or(Stat::Min),
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
@@ -492,7 +482,7 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
     if let Some(n) = raw.threads {
         modes.push(Mode::Threads(n));
     }
-    let zstd = raw.zstd == Some(true);
+    let zstd = raw.codec == Some(Codec::Zstd);
     if zstd && let Some(&other) = modes.first() {
         return Err(format!(
             "--codec zstd measures decoding; {} is for LZ4 only",
@@ -589,24 +579,16 @@ const MAX_FAST: i32 = Level::MAX_ACCELERATION as i32;
 
 /// One level: as `-#` (above 12 is 12) for 0 and up, `--fast=N` below.
 fn parse_level(text: &str) -> Result<i32, String> {
-    match text.trim().parse::<i64>() {
-        Ok(n) if n > i64::from(MAX_LEVEL) => Ok(MAX_LEVEL),
-        Ok(n) if n >= -i64::from(MAX_FAST) => Ok(n as i32),
-        _ => Err(format!(
-            "invalid level '{text}': 0 to {MAX_LEVEL}, or -1 to -{MAX_FAST} for --fast=N"
-        )),
-    }
+    values::parse_level(text, -MAX_FAST..=MAX_LEVEL).ok_or_else(|| {
+        format!("invalid level '{text}': 0 to {MAX_LEVEL}, or -1 to -{MAX_FAST} for --fast=N")
+    })
 }
 
 /// One zstd level: -131072 to 22 (above 22 is 22, as for lz4's levels).
 fn parse_zstd_level(text: &str) -> Result<i32, String> {
-    match text.trim().parse::<i64>() {
-        Ok(n) if n > i64::from(ZSTD_MAX_LEVEL) => Ok(ZSTD_MAX_LEVEL),
-        Ok(n) if n >= i64::from(ZSTD_MIN_LEVEL) => Ok(n as i32),
-        _ => Err(format!(
-            "invalid level '{text}': zstd levels are {ZSTD_MIN_LEVEL} to {ZSTD_MAX_LEVEL}"
-        )),
-    }
+    values::parse_level(text, ZSTD_MIN_LEVEL..=ZSTD_MAX_LEVEL).ok_or_else(|| {
+        format!("invalid level '{text}': zstd levels are {ZSTD_MIN_LEVEL} to {ZSTD_MAX_LEVEL}")
+    })
 }
 
 /// A list of levels, each read by `parse_one`: `9`, `3-9`, `-1,1,9,12` (a
@@ -643,35 +625,29 @@ fn parse_levels(
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
-    parse_number::<usize>(text, "--threads").and_then(|n| match n {
-        0..=1024 => Ok(n),
-        _ => Err(format!(
-            "--threads must be 0 (one per core) to 1024, not {n}"
-        )),
+    values::parse_count(text, 1024).map_err(|e| match e {
+        CountError::NotANumber => {
+            format!("invalid --threads value '{text}': expected a number")
+        }
+        CountError::TooLarge(n) => format!("--threads must be 0 (one per core) to 1024, not {n}"),
     })
 }
 
-/// A size: digits with an optional binary suffix K, KB, KiB, M, MB or MiB
-/// (any case), within [`MIN_BLOCK_SIZE`]..=[`MAX_BLOCK_SIZE`].
-pub fn parse_size(text: &str) -> Result<usize, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, suffix) = text.split_at(split);
+/// A block size (`-B`): digits with an optional binary suffix K, KB, KiB,
+/// M, MB or MiB (any case; the command's one reading of sizes,
+/// [`values::parse_size_with`]), within
+/// [`MIN_BLOCK_SIZE`]..=[`MAX_BLOCK_SIZE`].
+fn parse_block_size(text: &str) -> Result<usize, String> {
     // Block sizes: K and M only.
-    let unit: usize = match super::super::args::binary_shift(suffix) {
-        Some(shift @ 0..=20) => 1 << shift,
-        _ => {
+    let n = match values::parse_size_with(text, SizeSyntax::WHOLE_TO_M) {
+        Ok(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        Err(SizeError::Unit) => {
             return Err(format!(
                 "invalid size '{text}': use digits with K or M (64K, 1M)"
             ));
         }
+        Err(SizeError::Number) => return Err(format!("invalid size '{text}'")),
     };
-    let n = digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_mul(unit))
-        .ok_or_else(|| format!("invalid size '{text}'"))?;
     if !(MIN_BLOCK_SIZE..=MAX_BLOCK_SIZE).contains(&n) {
         return Err(format!(
             "block size {text} out of range: {}K to {}M",
@@ -708,6 +684,10 @@ fn parse_compressor(text: &str) -> Result<Compressor, String> {
         .into_iter()
         .find(|c| c.name() == text)
         .ok_or_else(|| format!("unknown compressor '{text}': use ref or lzkit"))
+        .and_then(|c| match c == Compressor::Ref && !reference::BUILT_IN {
+            true => Err(format!("--compressor ref: {MISSING}")),
+            false => Ok(c),
+        })
 }
 
 fn parse_stat(text: &str) -> Result<Stat, String> {
@@ -729,15 +709,14 @@ fn parse_format(text: &str) -> Result<Format, String> {
 mod tests {
     use super::*;
 
+    use super::super::cmdline::testing;
+
     fn run(args: &[&str]) -> Options {
-        match parse(args.iter().map(OsString::from).collect()) {
-            Ok(Parsed::Run(o)) => o,
-            other => panic!("{args:?}: {other:?}"),
-        }
+        testing::run(parse, args)
     }
 
     fn fails(args: &[&str]) -> String {
-        parse(args.iter().map(OsString::from).collect()).unwrap_err()
+        testing::fails(parse, args)
     }
 
     #[test]
@@ -767,13 +746,13 @@ mod tests {
 
     #[test]
     fn sizes() {
-        assert_eq!(parse_size("64K"), Ok(65_536));
-        assert_eq!(parse_size("1M"), Ok(1 << 20));
-        assert_eq!(parse_size("256kib"), Ok(256 << 10));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert!(parse_size("12").is_err());
-        assert!(parse_size("1G").is_err());
-        assert!(parse_size("K").is_err());
+        assert_eq!(parse_block_size("64K"), Ok(65_536));
+        assert_eq!(parse_block_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_block_size("256kib"), Ok(256 << 10));
+        assert_eq!(parse_block_size("4096"), Ok(4096));
+        assert!(parse_block_size("12").is_err());
+        assert!(parse_block_size("1G").is_err());
+        assert!(parse_block_size("K").is_err());
         assert_eq!(run(&["-B", "1M"]).block_size, 1 << 20);
         assert_eq!(run(&["-B128K"]).block_size, 128 << 10);
         assert_eq!(run(&["--block-size=4K"]).block_size, 4 << 10);

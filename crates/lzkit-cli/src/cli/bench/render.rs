@@ -14,7 +14,9 @@ pub enum Cell {
     Int(i64),
     /// A size in bytes: human-readable in tables, exact in CSV.
     Size(u64),
-    /// A speed in GB/s (2 decimals in tables).
+    /// A speed in GB/s (2 decimals in tables). In this and the other
+    /// numbers, NaN stands for a value not measured: "-" in tables, an
+    /// empty CSV field, `null` in JSON.
     Speed(f64),
     /// A ratio of speeds (3 decimals in tables: the targets are in
     /// hundredths, so the third digit tells which side of one a value is).
@@ -32,6 +34,8 @@ impl Cell {
             Cell::Count(n) => n.to_string(),
             Cell::Int(n) => n.to_string(),
             Cell::Size(n) => human_size(*n),
+            // Not measured (a reference not built in).
+            Cell::Speed(x) | Cell::Ratio(x) | Cell::Compression(x) if x.is_nan() => "-".into(),
             Cell::Speed(x) | Cell::Compression(x) => format!("{x:.2}"),
             Cell::Ratio(x) => format!("{x:.3}"),
             Cell::Empty => String::new(),
@@ -43,6 +47,7 @@ impl Cell {
             Cell::Text(s) => csv_field(s),
             Cell::Count(n) | Cell::Size(n) => n.to_string(),
             Cell::Int(n) => n.to_string(),
+            Cell::Speed(x) | Cell::Ratio(x) | Cell::Compression(x) if x.is_nan() => String::new(),
             Cell::Speed(x) | Cell::Ratio(x) | Cell::Compression(x) => format!("{x:.4}"),
             Cell::Empty => String::new(),
         }

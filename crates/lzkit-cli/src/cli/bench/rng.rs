@@ -1,4 +1,4 @@
 //! The seeded random number generator of the built-in corpus and of the
-//! order of contenders: the workspace's one PRNG, `lzkit_testkit::rng`.
+//! order of contenders: the workspace's one PRNG, `lzkit_corpus::rng`.
 
-pub use lzkit_testkit::rng::{Rng, derive_seed};
+pub use lzkit_corpus::rng::{Rng, derive_seed};

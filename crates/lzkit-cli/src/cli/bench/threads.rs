@@ -22,37 +22,26 @@ use lzkit::lz4::frame::{self, BlockMode, DecodeOptions, FrameDecoder, FrameOptio
 
 use super::measure::verify;
 use super::modes::{
-    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, measure_all, poison,
+    Column, Contenders, ModeReport, Rows, Subject, Sum, col, levels_setting, measure_all,
+    named_enum, poison,
 };
 use super::options::{Options, frame_block_size};
-use super::render::{Cell, block_size_label, json_array, json_str};
-use super::rng::Rng;
+use super::render::{Cell, block_size_label, json_str};
 use super::{Failure, source_label};
 use crate::cli::bench::compress::level_list;
 
 /// Bytes the streaming decoder is asked for per read.
 const READ_SIZE: usize = 1 << 20;
 
-/// What a contender does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Work {
-    /// `frame::compress`.
-    Compress,
-    /// `frame::decompress_with`.
-    Decompress,
-    /// `FrameDecoder::with_threads`, read to the end.
-    Stream,
-}
-
-impl Work {
-    const ALL: [Work; 3] = [Work::Compress, Work::Decompress, Work::Stream];
-
-    fn name(self) -> &'static str {
-        match self {
-            Work::Compress => "compress",
-            Work::Decompress => "decompress",
-            Work::Stream => "stream",
-        }
+named_enum! {
+    /// What a contender does.
+    enum Work {
+        /// `frame::compress`.
+        Compress => "compress",
+        /// `frame::decompress_with`.
+        Decompress => "decompress",
+        /// `FrameDecoder::with_threads`, read to the end.
+        Stream => "stream",
     }
 }
 
@@ -203,13 +192,7 @@ fn columns() -> Vec<Column> {
     columns
 }
 
-fn measure_file(
-    opts: &Options,
-    threads: usize,
-    subject: &Subject,
-    order: &mut Rng,
-    on_round: &mut dyn FnMut(),
-) -> Result<Vec<Vec<Cell>>, Failure> {
+fn measure_file(opts: &Options, threads: usize, subject: &mut Subject) -> Rows {
     let data = subject.data;
     let name = subject.name;
     let block_size = frame_block_size(opts.block_size)
@@ -243,12 +226,11 @@ fn measure_file(
             }
         }
     }
-    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round).map_err(
-        |(op, e)| match op.work {
+    let seconds =
+        measure_all(opts, &mut bench, &ops, subject).map_err(|(op, e)| match op.work {
             Work::Compress => Failure::Compress(format!("{name}: {e}")),
             _ => Failure::Decode(format!("{name}: {e}")),
-        },
-    )?;
+        })?;
     let speed = |k: usize| {
         let unit = match ops[k].work {
             Work::Compress => 1e6,
@@ -280,29 +262,28 @@ fn measure_file(
 /// Run `lzkit bench --threads N`.
 pub fn run(opts: &Options, threads: usize) -> Result<ModeReport, Failure> {
     let n = frame::effective_threads(threads);
-    let columns = columns();
     let mut small = 0;
     let job = MIN_JOB_SIZE.max(opts.block_size);
-    let (table, mut notes) = super::modes::run(opts, &columns, |subject, order, on_round| {
+    let mut report = super::modes::run(opts, &columns(), |subject| {
         if subject.data.len() < 2 * job {
             small += 1;
         }
-        measure_file(opts, n, subject, order, on_round)
+        measure_file(opts, n, subject)
     })?;
-    let files = table.summary_from / opts.levels.len().max(1);
+    let files = report.table.summary_from / opts.levels.len().max(1);
     if small > 0 {
         let advice = match opts.concat {
             true => "measure more data",
             false => "measure many files as one with --concat",
         };
-        notes.push(format!(
+        report.notes.push(format!(
             "{small} of {files} inputs are under two jobs of {} MiB: the threads have little \
              or no work to share on them ({advice})",
             job >> 20
         ));
     }
     let source = source_label(opts);
-    let header = vec![
+    report.header = vec![
         format!(
             "lzkit bench --threads {threads}: {n} threads against 1 ({} cores here); {source}; \
              frames of independent {} blocks with a content checksum, levels {}",
@@ -327,22 +308,15 @@ pub fn run(opts: &Options, threads: usize) -> Result<ModeReport, Failure> {
         "on a machine others are using, threads wait for cores: speedups then say little"
             .to_string(),
     ];
-    let mut settings = common_settings(opts, source);
-    settings.push(("threads", n.to_string()));
-    settings.push((
-        "levels",
-        json_array(opts.levels.iter().map(|l| l.to_string())),
-    ));
-    settings.push((
-        "unit",
-        json_str("compress: MB/s of input; decompress, stream: GB/s of output"),
-    ));
-    Ok(ModeReport {
-        header,
-        settings,
-        table,
-        notes,
-    })
+    report.settings.extend([
+        ("threads", n.to_string()),
+        levels_setting(&opts.levels),
+        (
+            "unit",
+            json_str("compress: MB/s of input; decompress, stream: GB/s of output"),
+        ),
+    ]);
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -19,13 +19,12 @@ use lzkit::zstd::{Decoder, FrameDecoder, Variant};
 
 use super::measure::verify;
 use super::modes::{
-    Column, Contenders, ModeReport, Subject, Sum, col, common_settings, decode_method, measure_all,
-    poison,
+    Column, Contenders, ModeReport, Rows, Subject, Sum, col, decode_method, levels_setting,
+    measure_all, poison,
 };
 use super::options::Options;
 use super::render::{Cell, block_size_label, json_array, json_str};
 use super::report::DECODE_UNIT;
-use super::rng::Rng;
 use super::{Failure, source_label};
 
 /// Who decodes.
@@ -256,12 +255,7 @@ fn columns(who: &[Who]) -> Vec<Column> {
     columns
 }
 
-fn measure_file(
-    opts: &Options,
-    subject: &Subject,
-    order: &mut Rng,
-    on_round: &mut dyn FnMut(),
-) -> Result<Vec<Vec<Cell>>, Failure> {
+fn measure_file(opts: &Options, subject: &mut Subject) -> Rows {
     let data = subject.data;
     let who = Who::all(opts.whole);
     let frame_size = if opts.whole { 0 } else { opts.block_size };
@@ -280,7 +274,7 @@ fn measure_file(
     let ops: Vec<Op> = (0..opts.levels.len())
         .flat_map(|level| who.iter().map(move |&who| Op { level, who }))
         .collect();
-    let seconds = measure_all(opts, &mut bench, &ops, data.len(), order, on_round)
+    let seconds = measure_all(opts, &mut bench, &ops, subject)
         .map_err(|(_, e)| Failure::Decode(format!("{}: {e}", subject.name)))?;
     let gbps = |op: Op| {
         let s = seconds[ops.iter().position(|&o| o == op).unwrap_or(0)];
@@ -329,10 +323,7 @@ fn ref_version() -> String {
 /// Run `lzkit bench --codec zstd`.
 pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
     let who = Who::all(opts.whole);
-    let columns = columns(&who);
-    let (table, notes) = super::modes::run(opts, &columns, |subject, order, on_round| {
-        measure_file(opts, subject, order, on_round)
-    })?;
+    let mut report = super::modes::run(opts, &columns(&who), |s| measure_file(opts, s))?;
     let source = source_label(opts);
     let levels = opts
         .levels
@@ -369,22 +360,19 @@ pub fn run(opts: &Options) -> Result<ModeReport, Failure> {
                 .to_string(),
         );
     }
-    let mut settings = common_settings(opts, source);
-    settings.push(("codec", json_str("zstd")));
-    settings.push(("levels", json_array(opts.levels.iter().map(i32::to_string))));
-    settings.push(("whole", opts.whole.to_string()));
-    settings.push(("reference", json_str(&format!("libzstd {}", ref_version()))));
-    settings.push((
-        "variants",
-        json_array(Variant::available().iter().map(|v| json_str(v.name()))),
-    ));
-    settings.push(("unit", json_str(DECODE_UNIT)));
-    Ok(ModeReport {
-        header,
-        settings,
-        table,
-        notes,
-    })
+    report.header = header;
+    report.settings.extend([
+        ("codec", json_str("zstd")),
+        levels_setting(&opts.levels),
+        ("whole", opts.whole.to_string()),
+        ("reference", json_str(&format!("libzstd {}", ref_version()))),
+        (
+            "variants",
+            json_array(Variant::available().iter().map(|v| json_str(v.name()))),
+        ),
+        ("unit", json_str(DECODE_UNIT)),
+    ]);
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -14,11 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use indicatif::ProgressBar;
-use lzkit::Codec;
+use lzkit::format::Codec;
 use lzkit::probe::{
     self, Hooks, ProbeError, ProbeOptions, Progress, ReferenceDecoder, Sample, SampleBuilder,
 };
-use lzkit_testkit::{c_ref, corpus};
+use lzkit_corpus::corpus;
+
+use super::bench::reference::{self as c_ref, BUILT_IN, MISSING};
 
 use super::report::{PROGRAM, describe_io, eprint_line};
 use options::{Options, Parsed};
@@ -89,7 +91,7 @@ fn run(opts: &Options) -> Result<(), String> {
     let mut references = Vec::new();
     if !opts.no_reference {
         let has = |codec| opts.settings.iter().any(|s| s.codec == codec);
-        if has(Codec::Lz4) {
+        if has(Codec::Lz4) && BUILT_IN {
             references.push(format!("lz4 {} LZ4_decompress_safe", c_ref::version()));
         }
         if has(Codec::Zstd) {
@@ -104,6 +106,7 @@ fn run(opts: &Options) -> Result<(), String> {
         io: opts.io,
         min_time: opts.min_time.as_secs_f64(),
         references,
+        missing: (!opts.no_reference && !BUILT_IN).then_some(MISSING),
     };
     print(&render::render(&report, &ctx, opts.format))?;
     if let Some(file) = plot_file {
@@ -267,7 +270,7 @@ impl CliHooks {
     fn new(progress: bool, references: bool) -> CliHooks {
         CliHooks {
             bar: super::progress::step_bar(progress, 1, 45, "steps"),
-            lz4: references.then_some(Lz4Reference),
+            lz4: (references && BUILT_IN).then_some(Lz4Reference),
             zstd: references
                 .then(|| zstd::bulk::Decompressor::new().ok().map(ZstdReference))
                 .flatten(),

@@ -4,10 +4,14 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use lzkit::format::Codec;
 use lzkit::probe::{
     BlockSize, DEFAULT_LZ4_LEVELS, DEFAULT_MIN_TIME, DEFAULT_TIME_LIMIT, DEFAULT_ZSTD_LEVELS,
     IoRate, Setting,
 };
+
+use crate::cli::bench::cmdline::{Arg, Walk};
+use crate::cli::values::{self, SizeSyntax};
 
 /// Default `--sample`: 32 MiB, which the default settings probe in about
 /// 15 s on a 2-core machine (so a 4 GB file takes well under 30 s).
@@ -62,14 +66,8 @@ pub struct Options {
     pub inputs: Vec<PathBuf>,
 }
 
-/// Parse result: run, or show help.
-#[derive(Debug)]
-pub enum Parsed {
-    /// Probe.
-    Run(Box<Options>),
-    /// `-h` / `--help`.
-    Help,
-}
+/// Parse result: probe with these options, or show help.
+pub type Parsed = crate::cli::bench::cmdline::Parsed<Box<Options>>;
 
 /// `lzkit probe -h`.
 pub const HELP: &str = "\
@@ -155,27 +153,21 @@ struct Raw {
 /// Parse the arguments after `probe`. Errors are one-line messages.
 pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
     let mut raw = Raw::default();
-    let mut args = args.into_iter();
-    let mut only_inputs = false;
-    while let Some(arg) = args.next() {
-        if only_inputs || !arg.as_encoded_bytes().starts_with(b"-") || arg == "-" {
-            raw.inputs.push(PathBuf::from(arg));
-            continue;
-        }
-        let text = arg
-            .to_str()
-            .ok_or_else(|| format!("invalid option: {}", arg.to_string_lossy()))?;
-        if text == "--" {
-            only_inputs = true;
-            continue;
-        }
-        if text == "-h" || text == "--help" {
-            return Ok(Parsed::Help);
-        }
-        let (name, attached) = split_option(text);
+    let mut walk = Walk::new(args, true);
+    while let Some(arg) = walk.next_arg()? {
+        let text = match arg {
+            Arg::Input(path) => {
+                raw.inputs.push(path);
+                continue;
+            }
+            Arg::Help => return Ok(Parsed::Help),
+            Arg::Option(text) => text,
+        };
+        let (name, attached) = split_option(&text);
         let mut value = || match attached {
             Some(v) => Ok(v.to_string()),
-            None => args
+            None => walk
+                .rest
                 .next()
                 .map(|v| v.to_string_lossy().into_owned())
                 .ok_or_else(|| format!("option {name} needs a value")),
@@ -250,29 +242,24 @@ fn split_option(text: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// A size: digits, an optional fraction, and an optional unit: none or B
-/// (bytes), K/KB/KiB, M/MB/MiB, G/GB/GiB (binary, as the `lz4` command's
-/// sizes and `lzkit bench -B`).
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let bad = || format!("invalid size '{text}': use a number with K, M or G (64K, 1M, 4G)");
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let shift = super::super::args::binary_shift(unit).ok_or_else(bad)?;
-    let n: f64 = number.parse().map_err(|_| bad())?;
-    let bytes = n * (1u64 << shift) as f64;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
-        return Err(bad());
+/// A size of at least one byte: digits, an optional fraction, and an
+/// optional unit: none or B (bytes), K/KB/KiB, M/MB/MiB, G/GB/GiB (binary,
+/// as the `lz4` command's sizes and `lzkit bench -B`; the command's one
+/// reading of sizes, [`values::parse_size_with`]).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    match values::parse_size_with(text, SizeSyntax::FRACTIONAL) {
+        Ok(bytes) if bytes >= 1 => Ok(bytes),
+        _ => Err(format!(
+            "invalid size '{text}': use a number with K, M or G (64K, 1M, 4G)"
+        )),
     }
-    Ok(bytes as u64)
 }
 
 fn parse_block_size(text: &str) -> Result<BlockSize, String> {
     if matches!(text, "file" | "files" | "whole") {
         return Ok(BlockSize::WholeFile);
     }
-    let n = parse_size(text)?;
+    let n = parse_bytes(text)?;
     if !(1 << 10..=MAX_BLOCK_SIZE).contains(&n) {
         return Err(format!(
             "block size {text} out of range: 1K to 1G, or 'file'"
@@ -284,7 +271,7 @@ fn parse_block_size(text: &str) -> Result<BlockSize, String> {
 fn parse_sample(text: &str) -> Result<u64, String> {
     match text {
         "all" | "whole" => Ok(u64::MAX),
-        _ => parse_size(text),
+        _ => parse_bytes(text),
     }
 }
 
@@ -323,7 +310,7 @@ pub fn parse_io(text: &str) -> Result<IoRate, String> {
 /// `--codecs`: `lz4`, `zstd`, or `codec:level,level,...` groups.
 pub fn parse_codecs(text: &str) -> Result<Vec<Setting>, String> {
     let mut out: Vec<Setting> = Vec::new();
-    let mut codec: Option<&str> = None;
+    let mut codec: Option<Codec> = None;
     let push = |s: Setting, out: &mut Vec<Setting>| {
         s.check().map_err(|e| e.to_string())?;
         if !out.contains(&s) {
@@ -334,14 +321,14 @@ pub fn parse_codecs(text: &str) -> Result<Vec<Setting>, String> {
     for item in text.split(',').map(str::trim) {
         let (family, level) = match item.split_once(':') {
             Some((f, l)) => (Some(f), Some(l)),
-            None if matches!(item, "lz4" | "zstd") => (Some(item), None),
+            None if codec_named(item).is_some() => (Some(item), None),
             None => (None, Some(item)),
         };
         if let Some(f) = family {
-            if !matches!(f, "lz4" | "zstd") {
-                return Err(format!("unknown codec '{f}' in --codecs: use lz4 or zstd"));
-            }
-            codec = Some(f);
+            codec = Some(
+                codec_named(f)
+                    .ok_or_else(|| format!("unknown codec '{f}' in --codecs: use lz4 or zstd"))?,
+            );
         }
         let Some(c) = codec else {
             return Err(format!(
@@ -349,7 +336,7 @@ pub fn parse_codecs(text: &str) -> Result<Vec<Setting>, String> {
             ));
         };
         match level {
-            None if c == "lz4" => {
+            None if c == Codec::Lz4 => {
                 for &(l, favor) in DEFAULT_LZ4_LEVELS {
                     let s = if favor {
                         Setting::lz4_favor_dec_speed(l)
@@ -373,13 +360,20 @@ pub fn parse_codecs(text: &str) -> Result<Vec<Setting>, String> {
     Ok(out)
 }
 
+/// The codec of that name on the command line: `lz4` or `zstd`.
+fn codec_named(name: &str) -> Option<Codec> {
+    Codec::ALL.iter().copied().find(|c| c.name() == name)
+}
+
 /// One level of `codec`: an integer, for LZ4 with an optional `d`
 /// (`--favor-decSpeed`).
-fn parse_level(codec: &str, text: &str) -> Result<Setting, String> {
+fn parse_level(codec: Codec, text: &str) -> Result<Setting, String> {
+    let lz4 = codec == Codec::Lz4;
     let (number, favor) = match text.strip_suffix('d') {
-        Some(n) if codec == "lz4" => (n, true),
+        Some(n) if lz4 => (n, true),
         _ => (text, false),
     };
+    let codec = codec.name();
     let level: i32 = number
         .parse()
         .map_err(|_| format!("invalid {codec} level '{text}' in --codecs"))?;
@@ -387,23 +381,19 @@ fn parse_level(codec: &str, text: &str) -> Result<Setting, String> {
         // lz4 and zstd read level 0 as their default (1 and 3): say which.
         return Err(format!(
             "{codec} level 0 in --codecs: give the level itself ({codec}:{}), or a negative one for --fast",
-            if codec == "lz4" { 1 } else { 3 }
+            if lz4 { 1 } else { 3 }
         ));
     }
-    Ok(match (codec, favor) {
-        ("lz4", true) => Setting::lz4_favor_dec_speed(level),
-        ("lz4", false) => Setting::lz4(level),
-        _ => Setting::zstd(level),
+    Ok(match (lz4, favor) {
+        (true, true) => Setting::lz4_favor_dec_speed(level),
+        (true, false) => Setting::lz4(level),
+        (false, _) => Setting::zstd(level),
     })
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(n) if n <= MAX_THREADS => Ok(n),
-        _ => Err(format!(
-            "invalid --threads '{text}': 0 (one per core) to {MAX_THREADS}"
-        )),
-    }
+    values::parse_count(text, MAX_THREADS)
+        .map_err(|_| format!("invalid --threads '{text}': 0 (one per core) to {MAX_THREADS}"))
 }
 
 fn parse_format(text: &str) -> Result<Format, String> {
@@ -451,15 +441,14 @@ fn parse_time_limit(text: &str) -> Result<Option<Duration>, String> {
 mod tests {
     use super::*;
 
+    use crate::cli::bench::cmdline::testing;
+
     fn run(args: &[&str]) -> Options {
-        match parse(args.iter().map(OsString::from).collect()) {
-            Ok(Parsed::Run(o)) => *o,
-            other => panic!("{args:?}: {other:?}"),
-        }
+        *testing::run(parse, args)
     }
 
     fn fails(args: &[&str]) -> String {
-        parse(args.iter().map(OsString::from).collect()).unwrap_err()
+        testing::fails(parse, args)
     }
 
     #[test]
@@ -511,11 +500,13 @@ mod tests {
 
     #[test]
     fn sizes_and_rates() {
-        assert_eq!(parse_size("64K"), Ok(65_536));
-        assert_eq!(parse_size("1.5M"), Ok(3 << 19));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_size("100"), Ok(100));
-        assert!(parse_size("1X").is_err() && parse_size("").is_err() && parse_size("0").is_err());
+        assert_eq!(parse_bytes("64K"), Ok(65_536));
+        assert_eq!(parse_bytes("1.5M"), Ok(3 << 19));
+        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_bytes("100"), Ok(100));
+        assert!(
+            parse_bytes("1X").is_err() && parse_bytes("").is_err() && parse_bytes("0").is_err()
+        );
         let mbps = |t: &str| parse_io(t).unwrap().mbps();
         assert_eq!(mbps("100MB/s"), Some(100.0));
         assert_eq!(mbps("2GB/s"), Some(2000.0));

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use lzkit::format::Codec;
 use lzkit::probe::{Candidate, IoRate, Recommendation, Report};
 use plotters::prelude::*;
 
@@ -82,10 +83,10 @@ fn chart<DB: DrawingBackend>(
         .label("Pareto front (ratio vs decompression speed)")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.5)));
 
-    for (codec, color) in [("lz4", LZ4_COLOR), ("zstd", ZSTD_COLOR)] {
+    for (codec, color) in [(Codec::Lz4, LZ4_COLOR), (Codec::Zstd, ZSTD_COLOR)] {
         let points: Vec<(f64, f64)> = cs
             .iter()
-            .filter(|c| c.setting.codec_name() == codec)
+            .filter(|c| c.setting.codec == codec)
             .map(|c| (c.decompress_mbps, c.ratio))
             .collect();
         if points.is_empty() {
@@ -97,7 +98,7 @@ fn chart<DB: DrawingBackend>(
                     .into_iter()
                     .map(|p| Circle::new(p, 5, color.filled())),
             )?
-            .label(codec)
+            .label(codec.name())
             .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
     }
     let picks = [rec.read, rec.write, rec.size];

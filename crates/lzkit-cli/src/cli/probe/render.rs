@@ -25,6 +25,9 @@ pub struct Context {
     pub min_time: f64,
     /// The reference decoders timed, as "lz4 1.10.0" (empty: none).
     pub references: Vec<String>,
+    /// Why a reference asked for is absent, and how to get it: a line of
+    /// the text report.
+    pub missing: Option<&'static str>,
 }
 
 /// The report in `format`.
@@ -101,6 +104,9 @@ fn text(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
             "        "
         )
     );
+    if let Some(missing) = ctx.missing {
+        let _ = writeln!(out, "{}", wrap(missing, "        "));
+    }
     out.push('\n');
     out.push_str(&table(report, ctx).text());
     out.push('\n');
@@ -493,6 +499,7 @@ mod tests {
             io,
             min_time: 0.2,
             references: vec!["lz4 1.10.0".into()],
+            missing: None,
         }
     }
 

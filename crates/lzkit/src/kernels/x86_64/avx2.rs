@@ -19,7 +19,7 @@ unsafe fn chunks32(dst: *mut u8, src: *const u8, len: usize) {
 }
 
 impl Kernel for Avx2 {
-    const PSHUFB: bool = true;
+    fill_short_from_window!();
     const OVERRUN: usize = 32;
     const HISTORY: usize = 16;
 

@@ -20,7 +20,7 @@ unsafe fn chunks64(dst: *mut u8, src: *const u8, len: usize) {
 }
 
 impl Kernel for Avx512Vbmi {
-    const PSHUFB: bool = true;
+    fill_short_from_window!();
     const OVERRUN: usize = 64;
     const HISTORY: usize = 64;
 

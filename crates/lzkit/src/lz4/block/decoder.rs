@@ -336,7 +336,7 @@ impl Decoder {
 
     /// [`Decoder::decompress_with_dict_into`] into a new vector of at most
     /// `max_size` bytes (the buffer is no larger than `src` can decode to,
-    /// as for [`super::decompress`]; [`Error::OutOfMemory`] if the system
+    /// as for [`super::decompress()`]; [`Error::OutOfMemory`] if the system
     /// will not allocate it).
     pub fn decompress_with_dict(
         &mut self,

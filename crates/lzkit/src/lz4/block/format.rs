@@ -41,6 +41,10 @@ pub const fn max_compressed_size(n: usize) -> usize {
 /// one does (the end conditions compare output positions, at most 255
 /// times the input read, with the capacity minus at most 32), so a larger
 /// capacity can be cut down to this without changing any result.
-pub(crate) const fn max_decoded_size(len: usize) -> usize {
+///
+/// ```
+/// assert_eq!(lzkit::lz4::block::max_decoded_size(10), 10 * 255 + 64);
+/// ```
+pub const fn max_decoded_size(len: usize) -> usize {
     len.saturating_mul(255).saturating_add(64)
 }

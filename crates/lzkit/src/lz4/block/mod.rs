@@ -36,29 +36,34 @@
 //! * `sequence`: writing sequences, the output path of every compressor;
 //! * `compress`: the fast compressor and the per-level dispatch; `hc`: the
 //!   high-compression engines (levels 2 to 12);
-//! * `decompress`, `variant`, `decoder`: the decode loop, its instances, and
-//!   the adaptive [`Decoder`] that chooses among them.
+//! * `decompress` (entry points), `fast` (the fast loop) and `careful` (the
+//!   exact-bounds steps and what both loops share), `variant`, `decoder`:
+//!   the decode loop, its instances (from the kernel table), and the
+//!   adaptive [`Decoder`] that chooses among them.
 
+mod careful;
 mod compress;
 mod decoder;
 mod decompress;
+mod fast;
 mod format;
 mod guess;
 mod hc;
 mod sequence;
 mod variant;
 
+pub use crate::kernels::table::Kernel;
 pub(crate) use compress::Compressor;
 pub use decoder::Decoder;
 #[doc(hidden)]
 pub use decoder::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, VariantStats};
-pub(crate) use format::max_decoded_size;
+pub use format::max_decoded_size;
 pub use format::{
     LAST_LITERALS, MAX_DISTANCE, MAX_INPUT_SIZE, MF_LIMIT, MIN_MATCH, max_compressed_size,
 };
 #[doc(hidden)]
 pub use variant::Shape;
-pub use variant::{Kernel, Variant};
+pub use variant::Variant;
 
 use crate::error::Result;
 use crate::lz4::Level;

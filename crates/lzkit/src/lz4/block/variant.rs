@@ -1,13 +1,14 @@
 //! The decoder variants: the one decode loop ([`super::decompress::decode`])
-//! instantiated per copy kernel and loop shape, from one table.
+//! instantiated per copy kernel and loop shape, derived from the kernel
+//! table ([`crate::kernels::table`]).
 //!
-//! Adding a kernel costs its `impl` of the kernel trait (in `kernels/`), a
-//! [`Kernel`] id and its row in [`KERNELS`]: the variant list, names, widths,
-//! CPU requirements and entry points all come from the table.
+//! Adding a kernel costs nothing here: its row of the kernel table gives
+//! the variants' names, widths, CPU requirements, and the type from which
+//! `lz4_row` instantiates the loop (behind a `#[target_feature]`
+//! wrapper where the row has features to enable).
 
 use super::decompress::{Decoded, MATCH_ONLY, MEDIUM, PLAIN, decode, decode_dict};
-use crate::cpu::{self, Isa};
-use crate::kernels::portable::Portable;
+use crate::kernels::table::{COUNT, Kernel, if_compiled, kernel_rows, map_rows, variant_lookups};
 use std::sync::OnceLock;
 
 /// A decode entry point: `(src, buf, start)` decodes `src` into
@@ -45,212 +46,112 @@ impl Shape {
     const ALL: [Shape; 3] = [Shape::Plain, Shape::MatchOnly, Shape::Medium];
 }
 
-/// A copy kernel: a copy width and the instruction set its copies use
-/// (one row of the kernel table). Every kernel runs in each [`Shape`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Kernel {
-    /// Portable Rust, 8-byte chunks.
-    Portable8,
-    /// Portable Rust, 16-byte chunks.
-    Portable16,
-    /// Portable Rust, 32-byte chunks.
-    Portable32,
-    /// Portable Rust, 64-byte chunks.
-    Portable64,
-    /// x86-64 SSSE3: 16-byte chunks, `pshufb` pattern fill.
-    Ssse3x16,
-    /// x86-64 AVX2: 32-byte chunks, `vpshufb` pattern fill.
-    Avx2x32,
-    /// x86-64 AVX-512 VBMI: 64-byte chunks, `vpermb` pattern fill.
-    Avx512x64,
-    /// AArch64 NEON: 16-byte chunks, `tbl` pattern fill.
-    Neon16,
-    /// AArch64 NEON: 32-byte chunks (two registers).
-    Neon32,
-    /// AArch64 NEON: 64-byte chunks (four registers).
-    Neon64,
-}
-
-/// One kernel: its names per shape, copy width, required instruction set,
-/// and its decode loop's entry points per shape (`None` where this build's
-/// target cannot compile the kernel).
-struct KernelRow {
-    kernel: Kernel,
+/// One kernel's LZ4 row: its variants' names per shape and its decode
+/// loop's entry points per shape (`None` where this build's target cannot
+/// compile the kernel).
+struct Row {
     names: [&'static str; 3],
-    width: usize,
-    isa: Isa,
     entries: Option<Entries>,
 }
 
-/// The kernel's decode loop in the three shapes, each through `$plain`
-/// and, with a dictionary, `$dict` (the loop itself, or `#[target_feature]`
-/// wrappers).
-macro_rules! shapes {
-    ($($plain:ident)::+, $($dict:ident)::+, $kernel:ty) => {
+/// The decode loop of kernel type `$ty` in the three shapes, without and
+/// with a dictionary: the loop itself where the kernel needs no
+/// `#[target_feature]`, else safe wrappers around one `#[target_feature]`
+/// function that holds the whole loop (features do not inline across that
+/// boundary). The wrappers are reachable only through [`ROWS`], whose
+/// entries [`Variant::entry`] and [`Variant::dict_entry`] hand out only
+/// once the kernel's instruction set was detected.
+macro_rules! entries {
+    ($ty:ty, []) => {
         Entries {
             plain: [
-                $($plain)::+::<$kernel, PLAIN> as DecodeFn,
-                $($plain)::+::<$kernel, MATCH_ONLY>,
-                $($plain)::+::<$kernel, MEDIUM>,
+                decode::<$ty, PLAIN> as DecodeFn,
+                decode::<$ty, MATCH_ONLY>,
+                decode::<$ty, MEDIUM>,
             ],
             dict: [
-                $($dict)::+::<$kernel, PLAIN> as DictDecodeFn,
-                $($dict)::+::<$kernel, MATCH_ONLY>,
-                $($dict)::+::<$kernel, MEDIUM>,
+                decode_dict::<$ty, PLAIN> as DictDecodeFn,
+                decode_dict::<$ty, MATCH_ONLY>,
+                decode_dict::<$ty, MEDIUM>,
             ],
+        }
+    };
+    ($ty:ty, [$($feature:literal),+]) => {{
+        use super::decompress::{Dict, ExtDict, NoDict, decode_with};
+
+        $(#[target_feature(enable = $feature)])+
+        fn looped<const S: u8, D: Dict>(
+            src: &[u8],
+            buf: &mut [u8],
+            start: usize,
+            dict: D,
+        ) -> Decoded<usize> {
+            decode_with::<$ty, S, D>(src, buf, start, dict)
+        }
+
+        fn plain<const S: u8>(src: &[u8], buf: &mut [u8], start: usize) -> Decoded<usize> {
+            // SAFETY: only reachable through a ROWS row of a kernel needing
+            // these features, handed out by Variant::entry after
+            // Kernel::is_available detected them.
+            unsafe { looped::<S, NoDict>(src, buf, start, NoDict) }
+        }
+
+        fn dict<const S: u8>(src: &[u8], dict: &[u8], dst: &mut [u8]) -> Decoded<usize> {
+            // SAFETY: only reachable through a ROWS row of a kernel needing
+            // these features, handed out by Variant::dict_entry after
+            // Kernel::is_available detected them.
+            unsafe { looped::<S, ExtDict<'_>>(src, dst, 0, ExtDict(dict)) }
+        }
+
+        Entries {
+            plain: [
+                plain::<PLAIN> as DecodeFn,
+                plain::<MATCH_ONLY>,
+                plain::<MEDIUM>,
+            ],
+            dict: [
+                dict::<PLAIN> as DictDecodeFn,
+                dict::<MATCH_ONLY>,
+                dict::<MEDIUM>,
+            ],
+        }
+    }};
+}
+
+/// One kernel's [`Row`]: names `<kernel>`, `<kernel>m`, `<kernel>h`, and
+/// the loop of the row's type where the target compiles it.
+macro_rules! lz4_row {
+    ($name:literal, $cfg:tt, $features:tt, $bit_features:tt, $ty:ty) => {
+        Row {
+            names: [$name, concat!($name, "m"), concat!($name, "h")],
+            entries: if_compiled!($cfg, entries!($ty, $features)),
         }
     };
 }
 
-/// `Some(entries)` on `target_arch = $arch`, `None` elsewhere (where the
-/// kernel's type does not exist).
-macro_rules! on_arch {
-    ($arch:literal, $entries:expr) => {{
-        #[cfg(target_arch = $arch)]
-        let entries = Some($entries);
-        #[cfg(not(target_arch = $arch))]
-        let entries = None;
-        entries
-    }};
+/// Every kernel's LZ4 row, indexed by [`Kernel`].
+static ROWS: [Row; COUNT] = kernel_rows!(map_rows; lz4_row);
+
+/// `kernel`'s row of [`ROWS`]. The public accessors that read it are not
+/// inlinable into other crates (see `crate::kernels::table`).
+fn row(kernel: Kernel) -> &'static Row {
+    &ROWS[kernel as usize]
 }
 
-/// Every kernel this build knows, indexed by [`Kernel`].
-static KERNELS: [KernelRow; 10] = [
-    KernelRow {
-        kernel: Kernel::Portable8,
-        names: ["portable8", "portable8m", "portable8h"],
-        width: 8,
-        isa: Isa::Baseline,
-        entries: Some(shapes!(decode, decode_dict, Portable<8>)),
-    },
-    KernelRow {
-        kernel: Kernel::Portable16,
-        names: ["portable16", "portable16m", "portable16h"],
-        width: 16,
-        isa: Isa::Baseline,
-        entries: Some(shapes!(decode, decode_dict, Portable<16>)),
-    },
-    KernelRow {
-        kernel: Kernel::Portable32,
-        names: ["portable32", "portable32m", "portable32h"],
-        width: 32,
-        isa: Isa::Baseline,
-        entries: Some(shapes!(decode, decode_dict, Portable<32>)),
-    },
-    KernelRow {
-        kernel: Kernel::Portable64,
-        names: ["portable64", "portable64m", "portable64h"],
-        width: 64,
-        isa: Isa::Baseline,
-        entries: Some(shapes!(decode, decode_dict, Portable<64>)),
-    },
-    KernelRow {
-        kernel: Kernel::Ssse3x16,
-        names: ["ssse3-16", "ssse3-16m", "ssse3-16h"],
-        width: 16,
-        isa: Isa::Ssse3,
-        entries: on_arch!("x86_64", shapes!(x86::ssse3, x86::ssse3_dict, x86::Ssse3)),
-    },
-    KernelRow {
-        kernel: Kernel::Avx2x32,
-        names: ["avx2-32", "avx2-32m", "avx2-32h"],
-        width: 32,
-        isa: Isa::Avx2,
-        entries: on_arch!("x86_64", shapes!(x86::avx2, x86::avx2_dict, x86::Avx2)),
-    },
-    KernelRow {
-        kernel: Kernel::Avx512x64,
-        names: ["avx512-64", "avx512-64m", "avx512-64h"],
-        width: 64,
-        isa: Isa::Avx512Vbmi,
-        entries: on_arch!(
-            "x86_64",
-            shapes!(x86::avx512, x86::avx512_dict, x86::Avx512Vbmi)
-        ),
-    },
-    KernelRow {
-        kernel: Kernel::Neon16,
-        names: ["neon16", "neon16m", "neon16h"],
-        width: 16,
-        isa: Isa::Neon,
-        entries: on_arch!("aarch64", shapes!(decode, decode_dict, arm::Neon<1>)),
-    },
-    KernelRow {
-        kernel: Kernel::Neon32,
-        names: ["neon32", "neon32m", "neon32h"],
-        width: 32,
-        isa: Isa::Neon,
-        entries: on_arch!("aarch64", shapes!(decode, decode_dict, arm::Neon<2>)),
-    },
-    KernelRow {
-        kernel: Kernel::Neon64,
-        names: ["neon64", "neon64m", "neon64h"],
-        width: 64,
-        isa: Isa::Neon,
-        entries: on_arch!("aarch64", shapes!(decode, decode_dict, arm::Neon<4>)),
-    },
-];
-
-const _: () = {
-    let mut k = 0;
-    while k < KERNELS.len() {
-        assert!(
-            KERNELS[k].kernel as usize == k,
-            "KERNELS is indexed by Kernel"
-        );
-        k += 1;
-    }
-};
-
 /// Every variant, shape by shape, kernel by kernel within a shape.
-const ALL_VARIANTS: [Variant; 3 * KERNELS.len()] = {
-    let mut all = [Variant::new(Kernel::Portable8, Shape::Plain); 3 * KERNELS.len()];
+const ALL_VARIANTS: [Variant; 3 * COUNT] = {
+    let mut all = [Variant::new(Kernel::Portable8, Shape::Plain); 3 * COUNT];
     let mut s = 0;
     while s < 3 {
         let mut k = 0;
-        while k < KERNELS.len() {
-            all[s * KERNELS.len() + k] = Variant::new(KERNELS[k].kernel, Shape::ALL[s]);
+        while k < COUNT {
+            all[s * COUNT + k] = Variant::new(Kernel::ALL[k], Shape::ALL[s]);
             k += 1;
         }
         s += 1;
     }
     all
 };
-
-// The accessors that read KERNELS are neither `const` nor inlinable
-// into other crates: a body that other crates may inline makes the table,
-// and through its entry points the whole decode loop, exported symbols,
-// which the loop then calls through the GOT instead of directly.
-impl Kernel {
-    /// This kernel's row of [`KERNELS`].
-    const fn row(self) -> &'static KernelRow {
-        &KERNELS[self as usize]
-    }
-
-    /// Copy width in bytes.
-    #[inline(never)]
-    pub fn width(self) -> usize {
-        self.row().width
-    }
-
-    /// Whether the kernel is plain Rust (no SIMD instruction set).
-    #[inline(never)]
-    pub fn is_portable(self) -> bool {
-        matches!(self.row().isa, Isa::Baseline)
-    }
-    /// The instruction set the kernel's copies need (every codec's loop
-    /// on this kernel needs at least this).
-    pub(crate) fn isa(self) -> Isa {
-        self.row().isa
-    }
-
-    /// The kernel's name: its plain-shape variant's (`ssse3-16`), which the
-    /// codecs whose loops come in one shape (zstd) use as theirs.
-    pub(crate) fn plain_name(self) -> &'static str {
-        self.row().names[0]
-    }
-}
 
 /// One instantiation of the LZ4 block decode loop: a copy [`Kernel`] (a
 /// width and the instruction set its copies use) and the loop's [`Shape`].
@@ -302,7 +203,7 @@ impl Variant {
     /// Short name, as used by the CLI and in benchmark tables.
     #[inline(never)]
     pub fn name(self) -> &'static str {
-        self.kernel.row().names[self.shape as usize]
+        row(self.kernel).names[self.shape as usize]
     }
 
     /// The loop shape.
@@ -322,26 +223,9 @@ impl Variant {
         matches!(self.shape, Shape::MatchOnly)
     }
 
-    /// Look a variant up by [`Variant::name`].
-    pub fn from_name(name: &str) -> Option<Variant> {
-        Variant::ALL.iter().copied().find(|v| v.name() == name)
-    }
-
     /// Copy width in bytes.
     pub fn width(self) -> usize {
         self.kernel.width()
-    }
-
-    /// The variants this CPU can run, detected once per process.
-    pub fn available() -> &'static [Variant] {
-        static AVAILABLE: OnceLock<Vec<Variant>> = OnceLock::new();
-        AVAILABLE.get_or_init(|| {
-            Variant::ALL
-                .iter()
-                .copied()
-                .filter(|v| v.entry().is_some())
-                .collect()
-        })
     }
 
     /// The variants an adaptive [`super::Decoder`] chooses among: every
@@ -419,106 +303,23 @@ impl Variant {
     /// to reach a `#[target_feature]` entry point is through here, after
     /// its instruction set was detected.
     pub(crate) fn entry(self) -> Option<DecodeFn> {
-        let row = self.kernel.row();
-        if !cpu::has(row.isa) {
+        if !self.kernel.is_available() {
             return None;
         }
-        Some(row.entries.as_ref()?.plain[self.shape as usize])
+        Some(row(self.kernel).entries.as_ref()?.plain[self.shape as usize])
     }
 
     /// The entry point with an external dictionary, where [`Variant::entry`]
     /// has one (the same row and the same instruction set).
     pub(crate) fn dict_entry(self) -> Option<DictDecodeFn> {
-        let row = self.kernel.row();
-        if !cpu::has(row.isa) {
+        if !self.kernel.is_available() {
             return None;
         }
-        Some(row.entries.as_ref()?.dict[self.shape as usize])
+        Some(row(self.kernel).entries.as_ref()?.dict[self.shape as usize])
     }
 }
 
-impl std::fmt::Display for Variant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::fmt::Debug for Variant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-mod arm {
-    //! AArch64 kernels: NEON is part of the baseline, so the loop needs no
-    //! `#[target_feature]` wrapper.
-    pub(super) use crate::kernels::aarch64::Neon;
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    //! x86-64 entry points: each wraps the whole decode loop in a
-    //! `#[target_feature]` function, because features do not inline across
-    //! that boundary. The safe wrappers are reachable only through
-    //! [`super::KERNELS`], whose entries [`super::Variant::entry`] and
-    //! [`super::Variant::dict_entry`] hand out only once the row's
-    //! instruction set was detected.
-    use super::Decoded;
-    use crate::kernels::Kernel;
-    pub(super) use crate::kernels::x86_64::{Avx2, Avx512Vbmi, Ssse3};
-    use crate::lz4::block::decompress::{Dict, ExtDict, NoDict, decode_with};
-
-    /// The safe entry points (without and with a dictionary) of one
-    /// `#[target_feature]` loop.
-    macro_rules! wrappers {
-        ($features:literal, $isa:literal, $looped:ident, $plain:ident, $dict:ident) => {
-            #[target_feature(enable = $features)]
-            fn $looped<K: Kernel, const S: u8, D: Dict>(
-                src: &[u8],
-                buf: &mut [u8],
-                start: usize,
-                dict: D,
-            ) -> Decoded<usize> {
-                decode_with::<K, S, D>(src, buf, start, dict)
-            }
-
-            #[doc = concat!("The ", $isa, " loop of kernel `K` in shape `S`.")]
-            pub(super) fn $plain<K: Kernel, const S: u8>(
-                src: &[u8],
-                buf: &mut [u8],
-                start: usize,
-            ) -> Decoded<usize> {
-                // SAFETY: only reachable through a KERNELS row requiring
-                // this instruction set, handed out by Variant::entry after
-                // cpu::has detected it.
-                unsafe { $looped::<K, S, NoDict>(src, buf, start, NoDict) }
-            }
-
-            #[doc = concat!("The ", $isa, " loop of kernel `K` in shape `S`, with a dictionary.")]
-            pub(super) fn $dict<K: Kernel, const S: u8>(
-                src: &[u8],
-                dict: &[u8],
-                dst: &mut [u8],
-            ) -> Decoded<usize> {
-                // SAFETY: only reachable through a KERNELS row requiring
-                // this instruction set, handed out by Variant::dict_entry
-                // after cpu::has detected it.
-                unsafe { $looped::<K, S, ExtDict<'_>>(src, dst, 0, ExtDict(dict)) }
-            }
-        };
-    }
-
-    wrappers!("ssse3", "SSSE3", ssse3_loop, ssse3, ssse3_dict);
-    wrappers!("avx2", "AVX2", avx2_loop, avx2, avx2_dict);
-    wrappers!(
-        "avx512f,avx512bw,avx512vbmi",
-        "AVX-512 (F, BW, VBMI)",
-        avx512_loop,
-        avx512,
-        avx512_dict
-    );
-}
+variant_lookups!(Variant);
 
 #[cfg(test)]
 mod tests {
@@ -552,12 +353,10 @@ mod tests {
     #[test]
     fn an_unavailable_variant_has_no_entry() {
         for &v in Variant::ALL {
-            let row = v.kernel().row();
-            assert_eq!(
-                v.entry().is_some(),
-                cpu::has(row.isa) && row.entries.is_some(),
-                "{v}"
-            );
+            let entries = row(v.kernel()).entries.is_some();
+            assert_eq!(v.entry().is_some(), v.kernel().is_available(), "{v}");
+            assert_eq!(v.dict_entry().is_some(), v.kernel().is_available(), "{v}");
+            assert!(!v.kernel().is_available() || entries, "{v}");
         }
         assert!(Variant::plain(Kernel::Portable8).entry().is_some());
     }

@@ -721,68 +721,15 @@ impl<W: Write> FrameEncoder<W> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn auto_finish(self) -> AutoFinishEncoder<W> {
-        AutoFinishEncoder {
-            encoder: Some(self),
-        }
+        AutoFinishEncoder::new(self)
     }
 }
 
-/// A [`FrameEncoder`] that finishes its frame when dropped (except while a
-/// panic unwinds, so that an interrupted stream is not made to look
-/// complete). Made by [`FrameEncoder::auto_finish`].
-pub struct AutoFinishEncoder<W: Write> {
-    /// `None` only after `finish` or drop.
-    encoder: Option<FrameEncoder<W>>,
-}
+/// A [`FrameEncoder`] that finishes its frame when dropped. Made by
+/// [`FrameEncoder::auto_finish`].
+pub type AutoFinishEncoder<W> = crate::encoder::AutoFinishEncoder<FrameEncoder<W>>;
 
-impl<W: Write> AutoFinishEncoder<W> {
-    fn encoder(&mut self) -> &mut FrameEncoder<W> {
-        self.encoder.as_mut().expect("present until finished")
-    }
-
-    /// The underlying writer.
-    pub fn get_ref(&self) -> &W {
-        self.encoder
-            .as_ref()
-            .expect("present until finished")
-            .get_ref()
-    }
-
-    /// The underlying writer, mutably (writing to it directly corrupts the
-    /// frame).
-    pub fn get_mut(&mut self) -> &mut W {
-        self.encoder().get_mut()
-    }
-
-    /// Finish now, reporting any error, and return the writer.
-    pub fn finish(mut self) -> io::Result<W> {
-        self.encoder
-            .take()
-            .expect("present until finished")
-            .finish()
-    }
-}
-
-impl<W: Write> Write for AutoFinishEncoder<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.encoder().write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.encoder().flush()
-    }
-}
-
-impl<W: Write> Drop for AutoFinishEncoder<W> {
-    fn drop(&mut self) {
-        if let Some(enc) = self.encoder.take()
-            && !std::thread::panicking()
-        {
-            // Nobody is left to report an error to.
-            let _ = enc.finish();
-        }
-    }
-}
+crate::encoder::frame_write_by_inherent_methods!(FrameEncoder);
 
 impl<W: Write> Write for FrameEncoder<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

@@ -62,8 +62,17 @@ pub enum BlockMode {
 }
 
 use super::{LEGACY_MAGIC, MAGIC, SKIPPABLE_MAGIC_MAX, SKIPPABLE_MAGIC_MIN};
-use crate::error::{Error, Result};
+use crate::error::{Error, Lz4FrameFault, Result};
 use xxhash_rust::xxh32::xxh32;
+
+/// The error for `magic`, read at stream position `at`, that starts no
+/// frame this reader takes.
+pub(crate) fn unknown_magic(magic: u32, at: u64) -> Error {
+    Error::CorruptFrame {
+        at,
+        fault: Lz4FrameFault::UnknownMagic { magic }.into(),
+    }
+}
 
 /// FLG bits (frame spec: "FLG byte").
 const FLG_VERSION_MASK: u8 = 0b1100_0000;
@@ -85,14 +94,22 @@ pub(crate) const MIN_DESCRIPTOR_LEN: usize = 3;
 /// Block size word: high bit set means "stored uncompressed".
 pub(crate) const BLOCK_STORED_FLAG: u32 = 0x8000_0000;
 
-/// The options a frame header carries.
+/// The options a frame header carries, in the order the descriptor
+/// stores them (frame spec: "Frame Descriptor"): FLG's flags, BD, then the
+/// optional fields that FLG announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Header {
-    pub block_size: BlockSize,
+    /// FLG bit 5 (B.Indep).
     pub block_mode: BlockMode,
+    /// FLG bit 4 (B.Checksum).
     pub block_checksum: bool,
+    /// FLG bit 2 (C.Checksum).
     pub content_checksum: bool,
+    /// BD bits 6-4 (Block MaxSize).
+    pub block_size: BlockSize,
+    /// FLG bit 3 (C.Size), and the 8-byte field it announces.
     pub content_size: Option<u64>,
+    /// FLG bit 0 (DictID), and the 4-byte field it announces.
     pub dict_id: Option<u32>,
 }
 
@@ -139,7 +156,10 @@ impl Header {
     /// [`Header::descriptor_len`] long). `at` is the frame's stream position,
     /// for error messages.
     pub(crate) fn parse(desc: &[u8], at: u64) -> Result<Header> {
-        let bad = |reason| Error::BadHeader { at, reason };
+        let bad = |reason| Error::CorruptFrame {
+            at,
+            fault: Lz4FrameFault::BadHeader { reason }.into(),
+        };
         let flg = desc[0];
         let bd = desc[1];
         if flg & FLG_VERSION_MASK != FLG_VERSION_01 {
@@ -157,10 +177,9 @@ impl Header {
         let stored = desc[n - 1];
         let computed = header_checksum(&desc[..n - 1]);
         if stored != computed {
-            return Err(Error::HeaderChecksum {
+            return Err(Error::CorruptFrame {
                 at,
-                stored,
-                computed,
+                fault: Lz4FrameFault::HeaderChecksum { stored, computed }.into(),
             });
         }
         let mut p = 2;

@@ -1,7 +1,7 @@
 //! Walking frames without decoding them (`--list`): headers and block size
 //! words are read, block data is skipped.
 
-use super::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
+use super::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic, unknown_magic};
 use super::{BlockMode, BlockSize, LEGACY_BLOCK_SIZE};
 use crate::error::{Error, Result};
 use crate::lz4::block::max_compressed_size;
@@ -41,6 +41,35 @@ pub struct FrameInfo {
     pub dict_id: Option<u32>,
     /// Number of data blocks.
     pub blocks: u64,
+}
+
+impl FrameInfo {
+    /// A standard frame at `offset`, `compressed_size` bytes long so far,
+    /// its header not read yet (the other kinds are set afterwards).
+    fn standard(offset: u64, compressed_size: u64) -> FrameInfo {
+        FrameInfo {
+            kind: FrameKind::Standard,
+            offset,
+            compressed_size,
+            content_size: None,
+            block_size: None,
+            block_mode: None,
+            block_checksum: false,
+            content_checksum: false,
+            dict_id: None,
+            blocks: 0,
+        }
+    }
+
+    /// What the frame header `h` states.
+    fn set_header(&mut self, h: &Header) {
+        self.content_size = h.content_size;
+        self.block_size = Some(h.block_size);
+        self.block_mode = Some(h.block_mode);
+        self.block_checksum = h.block_checksum;
+        self.content_checksum = h.content_checksum;
+        self.dict_id = h.dict_id;
+    }
 }
 
 /// A reader that counts the stream position.
@@ -161,18 +190,7 @@ pub fn read_header(src: &[u8]) -> Result<FrameInfo> {
     };
     let magic = src.get(..4).ok_or(truncated("magic number"))?;
     let magic = u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]);
-    let mut info = FrameInfo {
-        kind: FrameKind::Standard,
-        offset: 0,
-        compressed_size: 4,
-        content_size: None,
-        block_size: None,
-        block_mode: None,
-        block_checksum: false,
-        content_checksum: false,
-        dict_id: None,
-        blocks: 0,
-    };
+    let mut info = FrameInfo::standard(0, 4);
     match Magic::classify(magic) {
         Some(Magic::Standard) => {
             let flg = *src.get(4).ok_or(truncated("frame header"))?;
@@ -180,12 +198,7 @@ pub fn read_header(src: &[u8]) -> Result<FrameInfo> {
             let desc = src.get(4..4 + len).ok_or(truncated("frame header"))?;
             let h = Header::parse(desc, 0)?;
             info.compressed_size = 4 + len as u64;
-            info.content_size = h.content_size;
-            info.block_size = Some(h.block_size);
-            info.block_mode = Some(h.block_mode);
-            info.block_checksum = h.block_checksum;
-            info.content_checksum = h.content_checksum;
-            info.dict_id = h.dict_id;
+            info.set_header(&h);
         }
         Some(Magic::Legacy) => info.kind = FrameKind::Legacy,
         Some(Magic::Skippable) => {
@@ -194,7 +207,7 @@ pub fn read_header(src: &[u8]) -> Result<FrameInfo> {
             info.compressed_size =
                 8 + u64::from(u32::from_le_bytes([size[0], size[1], size[2], size[3]]));
         }
-        None => return Err(Error::UnknownMagic { magic, at: 0 }),
+        None => return Err(unknown_magic(magic, 0)),
     }
     Ok(info)
 }
@@ -215,18 +228,7 @@ fn walk<R: Read>(r: R, max_frames: usize) -> Result<Vec<FrameInfo>> {
                 }
             }
         };
-        let mut info = FrameInfo {
-            kind: FrameKind::Standard,
-            offset: at,
-            compressed_size: 0,
-            content_size: None,
-            block_size: None,
-            block_mode: None,
-            block_checksum: false,
-            content_checksum: false,
-            dict_id: None,
-            blocks: 0,
-        };
+        let mut info = FrameInfo::standard(at, 0);
         match Magic::classify(magic) {
             Some(Magic::Standard) => {
                 let mut desc = [0u8; MAX_DESCRIPTOR_LEN];
@@ -234,12 +236,7 @@ fn walk<R: Read>(r: R, max_frames: usize) -> Result<Vec<FrameInfo>> {
                 let len = Header::descriptor_len(desc[0]);
                 r.fill(&mut desc[1..len], "frame header")?;
                 let h = Header::parse(&desc[..len], at)?;
-                info.content_size = h.content_size;
-                info.block_size = Some(h.block_size);
-                info.block_mode = Some(h.block_mode);
-                info.block_checksum = h.block_checksum;
-                info.content_checksum = h.content_checksum;
-                info.dict_id = h.dict_id;
+                info.set_header(&h);
                 loop {
                     let block_at = r.pos;
                     let word = r.u32("block size")?;
@@ -284,7 +281,7 @@ fn walk<R: Read>(r: R, max_frames: usize) -> Result<Vec<FrameInfo>> {
                 let len = r.u32("skippable frame size")?;
                 r.skip(len as u64, "skippable frame")?;
             }
-            None => return Err(Error::UnknownMagic { magic, at }),
+            None => return Err(unknown_magic(magic, at)),
         }
         let end = pending.map_or(r.pos, |(_, p)| p);
         info.compressed_size = end - at;

@@ -54,7 +54,7 @@ mod list;
 pub use crate::pool::effective_threads;
 pub use decode::{
     FrameDecoder, PushDecoder, decompress, decompress_first, decompress_into, decompress_with,
-    decompress_with_dict,
+    decompress_with_dict, max_decoded_len,
 };
 pub use encoder::{AutoFinishEncoder, FrameEncoder, compress, try_compress, try_compress_to};
 pub use header::{BlockMode, BlockSize};
@@ -63,6 +63,32 @@ pub use list::{FrameInfo, FrameKind, first_frame, list_frames, read_header};
 use crate::error::{Error, Result};
 use crate::lz4::Level;
 use std::sync::Arc;
+
+/// The setters both option types have, for their `threads` and
+/// `dictionary` fields.
+macro_rules! shared_setters {
+    ($opts:ident) => {
+        impl $opts {
+            #[doc = concat!("Set [`", stringify!($opts), "::threads`].")]
+            pub fn threads(mut self, threads: usize) -> Self {
+                self.threads = threads;
+                self
+            }
+
+            #[doc = concat!("Set [`", stringify!($opts), "::dictionary`] (shared, not copied, when given an `Arc<[u8]>`).")]
+            pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
+                self.dictionary = Some(dict.into());
+                self
+            }
+
+            #[doc = concat!("Set or clear [`", stringify!($opts), "::dictionary`].")]
+            pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
+                self.dictionary = dict;
+                self
+            }
+        }
+    };
+}
 
 /// Options for writing a frame. [`FrameOptions::new`] (or [`Default`]) gives
 /// the `lz4` CLI's defaults: level 1, 4 MiB independent blocks, content
@@ -189,19 +215,6 @@ impl FrameOptions {
         self
     }
 
-    /// Set [`FrameOptions::dictionary`] (shared, not copied, when given an
-    /// `Arc<[u8]>`).
-    pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
-        self.dictionary = Some(dict.into());
-        self
-    }
-
-    /// Set or clear [`FrameOptions::dictionary`].
-    pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
-        self.dictionary = dict;
-        self
-    }
-
     /// Set [`FrameOptions::legacy`].
     pub fn legacy(mut self, on: bool) -> Self {
         self.legacy = on;
@@ -258,13 +271,9 @@ impl FrameOptions {
         };
         Err(Error::InvalidOptions(problem))
     }
-
-    /// Set [`FrameOptions::threads`].
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
 }
+
+shared_setters!(FrameOptions);
 
 /// Options for reading frames: [`decompress_with`] and
 /// [`FrameDecoder::with_options`]. [`DecodeOptions::new`] (or [`Default`])
@@ -314,25 +323,6 @@ impl DecodeOptions {
         Self::default()
     }
 
-    /// Set [`DecodeOptions::threads`].
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-
-    /// Set [`DecodeOptions::dictionary`] (shared, not copied, when given an
-    /// `Arc<[u8]>`).
-    pub fn dictionary(mut self, dict: impl Into<Arc<[u8]>>) -> Self {
-        self.dictionary = Some(dict.into());
-        self
-    }
-
-    /// Set or clear [`DecodeOptions::dictionary`].
-    pub fn dictionary_opt(mut self, dict: Option<Arc<[u8]>>) -> Self {
-        self.dictionary = dict;
-        self
-    }
-
     /// Set [`DecodeOptions::verify_checksums`].
     ///
     /// ```
@@ -352,6 +342,8 @@ impl DecodeOptions {
         self
     }
 }
+
+shared_setters!(DecodeOptions);
 
 /// Smallest input of one compression job: the encoder cuts its input into
 /// jobs of `max(MIN_JOB_SIZE, block size)` bytes (a whole number of blocks),

@@ -16,10 +16,10 @@ import os
 
 from ..._lzkit import FrameCompressor as _FrameCompressor
 from ..._lzkit import FrameDecompressor as _FrameDecompressor
-from ..._lzkit import Reader as _Reader
 from ..._lzkit import frame_compress as _compress
 from ..._lzkit import frame_decompress as _decompress
 from ..._lzkit import get_frame_info
+from ..._stream import RawReader as _RawReader
 
 __all__ = [
     "compress", "decompress", "get_frame_info", "LZ4FrameCompressor",
@@ -279,22 +279,6 @@ class LZ4FrameDecompressor:
         self._native.reset()
 
 
-class _RawFrameReader(io.RawIOBase):
-    """The decoded bytes of ``fileobj``, through lzkit's streaming decoder."""
-
-    def __init__(self, fileobj, threads):
-        self._reader = _Reader(fileobj, "lz4", threads)
-
-    def readable(self):
-        return True
-
-    def readinto(self, buf):
-        with memoryview(buf) as view, view.cast("B") as out:
-            data = self._reader.read(len(out))
-            out[:len(data)] = data
-            return len(data)
-
-
 _MODE_CLOSED, _MODE_READ, _MODE_WRITE = 0, 1, 2
 
 
@@ -327,7 +311,7 @@ class LZ4FrameFile(io.BufferedIOBase):
             raise TypeError("filename must be a str, bytes, file or PathLike object")
         self._mode = mode_code
         if mode_code == _MODE_READ:
-            self._buffer = io.BufferedReader(_RawFrameReader(self._fp, threads))
+            self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", threads))
         else:
             self._compressor = LZ4FrameCompressor(
                 block_size=block_size, block_linked=block_linked,

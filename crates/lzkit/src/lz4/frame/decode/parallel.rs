@@ -11,9 +11,8 @@
 //! * Streaming ([`ParallelFrame`]): the [`super::FrameDecoder`] lends its
 //!   [`Workers`] to the frame, which reads batches ahead and hands them out.
 
-use super::slice::{SliceInput, finish_frame_slice, slice_block};
-use super::stream::Input;
-use super::{FrameState, RawBlock, block_room, decode_raw, parse_block_header};
+use super::frame_state::{FrameState, RawBlock, block_room, decode_raw, parse_block_header};
+use super::input::{Input, SliceInput, finish_frame_slice, slice_block};
 use crate::error::{Error, Result};
 use crate::lz4::block::Decoder;
 use crate::lz4::frame::header::{BlockHeader, Header};

@@ -2,15 +2,15 @@
 //! input rather than reads it (a socket's packets, python-lz4's
 //! `LZ4FrameDecompressor`). Each [`PushDecoder::feed`] decodes every block
 //! that has arrived whole, with the same per-frame logic ([`FrameState`])
-//! and block function ([`super::decode_raw`]) as the other paths, and
+//! and block function ([`super::frame_state::decode_raw`]) as the other paths, and
 //! keeps the rest of the input for the next call.
 
-use super::slice::{SliceInput, slice_block};
-use super::{FrameState, RawBlock, block_room};
+use super::frame_state::{FrameState, RawBlock, block_room};
+use super::input::{SliceInput, slice_block};
 use crate::error::{Error, Result};
 use crate::lz4::block::{Decoder, MAX_DISTANCE};
 use crate::lz4::frame::BlockMode;
-use crate::lz4::frame::header::{Header, Magic};
+use crate::lz4::frame::header::{Header, Magic, unknown_magic};
 
 /// Where a push decoder is in its frame.
 enum Stage {
@@ -99,7 +99,7 @@ impl PushDecoder {
     /// # Errors
     /// Those of [`super::decompress`] for a damaged frame (a bad magic
     /// number or header, a corrupt block, a checksum or content-size
-    /// mismatch); [`Error::UnknownMagic`] for a legacy frame;
+    /// mismatch); [`Error::CorruptFrame`] (an unknown magic number) for a legacy frame;
     /// [`Error::DictionaryRequired`] for a frame that needs a dictionary.
     pub fn feed(&mut self, mut input: &[u8], out: &mut Vec<u8>) -> Result<bool> {
         if self.failed {
@@ -233,7 +233,7 @@ impl PushDecoder {
                         return Ok(true);
                     }
                     Some(Magic::Legacy) | None => {
-                        return Err(Error::UnknownMagic { magic, at });
+                        return Err(unknown_magic(magic, at));
                     }
                 }
                 let flg = *input.src.get(input.pos).ok_or(Error::Truncated {

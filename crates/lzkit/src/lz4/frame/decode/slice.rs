@@ -2,12 +2,14 @@
 //! output vector. Independent-block frames go to [`super::parallel`] when
 //! more than one thread is asked for; legacy streams to [`super::legacy`].
 
+use super::frame_state::{FrameState, block_room, reserve_limit};
+use super::input::{SliceInput, finish_frame_slice, slice_block};
+use super::legacy;
 use super::parallel::{self, SlicePar};
-use super::{FrameState, RawBlock, block_room, legacy, parse_block_header, reserve_limit};
 use crate::error::{Error, Result};
 use crate::lz4::block::Decoder;
 use crate::lz4::frame::BlockMode;
-use crate::lz4::frame::header::{BLOCK_STORED_FLAG, BlockHeader, Header, Magic};
+use crate::lz4::frame::header::{BLOCK_STORED_FLAG, Header, Magic, unknown_magic};
 use crate::mem::{self, out_of_memory};
 
 /// The one-shot decoder without a dictionary, on `threads` threads.
@@ -42,7 +44,7 @@ pub(super) fn decompress_into(src: &[u8], dst: &mut [u8], verify: bool) -> Resul
     let mut input = SliceInput { src, pos: 0 };
     let magic = input.u32("magic number")?;
     if Magic::classify(magic) != Some(Magic::Standard) {
-        return Err(Error::UnknownMagic { magic, at: 0 });
+        return Err(unknown_magic(magic, 0));
     }
     let header = read_header(&mut input, 0)?;
     if let Some(dict_id) = header.dict_id {
@@ -97,39 +99,9 @@ fn decode_one(
             let len = input.u32("skippable frame size")? as usize;
             input.take(len, "skippable frame")?;
         }
-        None => return Err(Error::UnknownMagic { magic, at }),
+        None => return Err(unknown_magic(magic, at)),
     }
     Ok(())
-}
-
-/// A cursor over the one-shot input with truncation errors.
-pub(super) struct SliceInput<'a> {
-    pub(super) src: &'a [u8],
-    pub(super) pos: usize,
-}
-
-impl<'a> SliceInput<'a> {
-    pub(super) fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
-        if self.src.len() - self.pos < n {
-            return Err(Error::Truncated {
-                at: self.src.len() as u64,
-                what,
-            });
-        }
-        self.pos += n;
-        Ok(&self.src[self.pos - n..self.pos])
-    }
-
-    pub(super) fn u32(&mut self, what: &'static str) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4, what)?.try_into().expect("4 bytes"),
-        ))
-    }
-
-    pub(super) fn peek_u32(&self) -> Option<u32> {
-        let b = self.src.get(self.pos..self.pos + 4)?;
-        Some(u32::from_le_bytes(b.try_into().expect("4 bytes")))
-    }
 }
 
 fn read_header(input: &mut SliceInput<'_>, at: u64) -> Result<Header> {
@@ -139,45 +111,6 @@ fn read_header(input: &mut SliceInput<'_>, at: u64) -> Result<Header> {
     })?;
     let desc = input.take(Header::descriptor_len(flg), "frame header")?;
     Header::parse(desc, at)
-}
-
-/// Read the next block of a frame from the one-shot input: `None` at the
-/// end mark. `index` is the block's index in the frame (for errors).
-pub(super) fn slice_block<'a>(
-    input: &mut SliceInput<'a>,
-    header: &Header,
-    index: u64,
-) -> Result<Option<RawBlock<'a>>> {
-    let at = input.pos as u64;
-    let word = input.u32("block size")?;
-    let (len, stored) = match parse_block_header(word, at, index, header.block_size.bytes())? {
-        BlockHeader::End => return Ok(None),
-        BlockHeader::Data { len, stored } => (len, stored),
-    };
-    let data = input.take(len, "block data")?;
-    let checksum = if header.block_checksum {
-        Some(input.u32("block checksum")?)
-    } else {
-        None
-    };
-    Ok(Some(RawBlock {
-        data,
-        stored,
-        checksum,
-        at,
-    }))
-}
-
-/// After a frame's end mark in the one-shot input: read the content
-/// checksum (if any) and check it and the content size.
-pub(super) fn finish_frame_slice(input: &mut SliceInput<'_>, state: &FrameState) -> Result<()> {
-    let at = input.pos as u64;
-    let checksum = if state.header.content_checksum {
-        Some(input.u32("content checksum")?)
-    } else {
-        None
-    };
-    state.finish(checksum, at)
 }
 
 /// One frame of the one-shot path: blocks decode straight into `out`, and
@@ -227,6 +160,34 @@ fn decode_frame_slice(
     }
     out.truncate(filled);
     finish_frame_slice(input, &state)
+}
+
+/// The most the LZ4 frame at the start of `src` can decode to, read from
+/// its header and its blocks' size words alone (no decoding): a stored
+/// block its length, a compressed block at most 255 bytes per byte plus a
+/// little slack, each at most the frame's block maximum; a block cut short
+/// counts only the bytes there. The one-shot decoders size their output by
+/// this bound, whatever content size the header claims. `None` if `src`
+/// does not start with a valid standard frame header.
+///
+/// ```
+/// use lzkit::lz4::frame;
+/// let data = vec![7u8; 100_000];
+/// let packed = frame::compress(&data, &frame::FrameOptions::new());
+/// let bound = frame::max_decoded_len(&packed).unwrap();
+/// assert!(bound >= data.len());
+/// assert_eq!(frame::max_decoded_len(b"not a frame"), None);
+/// ```
+pub fn max_decoded_len(src: &[u8]) -> Option<usize> {
+    let magic = src.get(..4)?;
+    if Magic::classify(u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]))
+        != Some(Magic::Standard)
+    {
+        return None;
+    }
+    let desc_len = Header::descriptor_len(*src.get(4)?);
+    let header = Header::parse(src.get(4..4 + desc_len)?, 0).ok()?;
+    Some(output_bound(src, 4 + desc_len, &header).0)
 }
 
 /// An upper bound of a frame's decoded size from its block size words alone

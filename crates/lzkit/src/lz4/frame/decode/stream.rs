@@ -2,12 +2,14 @@
 //! frames. Where it is in its input is one [`Stage`]; each stage's next step
 //! (a block, a batch, a frame boundary) returns the stage after it.
 
+use super::frame_state::{FrameState, RawBlock, block_room, dict_tail};
+use super::input::Input;
+use super::legacy;
 use super::parallel::{ParallelFrame, Workers};
-use super::{FrameState, RawBlock, block_room, dict_tail};
 use crate::error::{Error, Result};
 use crate::lz4::block::{Decoder, MAX_DISTANCE};
 use crate::lz4::frame::header::{
-    BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic,
+    BlockHeader, Header, MAX_DESCRIPTOR_LEN, MIN_DESCRIPTOR_LEN, Magic, unknown_magic,
 };
 use crate::lz4::frame::{BlockMode, DecodeOptions};
 use crate::mem;
@@ -80,60 +82,6 @@ pub(super) enum Stage {
     Legacy,
     /// At the end of the input, or after an error.
     Done,
-}
-
-/// The underlying reader and the stream position of its next byte.
-pub(super) struct Input<R> {
-    pub(super) inner: R,
-    pub(super) pos: u64,
-}
-
-impl<R: Read> Input<R> {
-    /// `read_exact` that counts the stream position and reports a short
-    /// read as [`Error::Truncated`].
-    pub(super) fn read_full(&mut self, buf: &mut [u8], what: &'static str) -> Result<()> {
-        let mut got = 0;
-        while got < buf.len() {
-            match self.inner.read(&mut buf[got..]) {
-                Ok(0) => {
-                    self.pos += got as u64;
-                    return Err(Error::Truncated { at: self.pos, what });
-                }
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::Io(e)),
-            }
-        }
-        self.pos += got as u64;
-        Ok(())
-    }
-
-    /// A little-endian u32.
-    pub(super) fn u32(&mut self, what: &'static str) -> Result<u32> {
-        let mut b = [0u8; 4];
-        self.read_full(&mut b, what)?;
-        Ok(u32::from_le_bytes(b))
-    }
-
-    /// A u32, or `None` at a clean end of input.
-    pub(super) fn u32_or_eof(&mut self, what: &'static str) -> Result<Option<u32>> {
-        let mut b = [0u8; 4];
-        let mut got = 0;
-        while got < 4 {
-            match self.inner.read(&mut b[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::Io(e)),
-            }
-        }
-        self.pos += got as u64;
-        match got {
-            0 => Ok(None),
-            4 => Ok(Some(u32::from_le_bytes(b))),
-            _ => Err(Error::Truncated { at: self.pos, what }),
-        }
-    }
 }
 
 impl<R: Read> FrameDecoder<R> {
@@ -347,7 +295,7 @@ impl<R: Read> FrameDecoder<R> {
                     pending_magic: None,
                 })
             }
-            None => Err(Error::UnknownMagic { magic, at }),
+            None => Err(unknown_magic(magic, at)),
         }
     }
 
@@ -405,6 +353,36 @@ impl<R: Read> FrameDecoder<R> {
         }
     }
 
+    /// Inside a legacy stream: decode the next block; at the end of input,
+    /// or at the next frame's magic number, the stream ends.
+    fn legacy_block(&mut self) -> Result<Stage> {
+        let at = self.input.pos;
+        let Some(word) = self.input.u32_or_eof("legacy block size")? else {
+            return Ok(Stage::BetweenFrames {
+                pending_magic: None,
+            });
+        };
+        if Magic::classify(word).is_some() {
+            return Ok(Stage::BetweenFrames {
+                pending_magic: Some((word, at)),
+            });
+        }
+        let len = legacy::block_len(word)?;
+        self.read_block_data(len, "legacy block")?;
+        self.out_pos = 0;
+        self.filled = 0;
+        let room = legacy::room(len);
+        self.window(room)?;
+        let n = legacy::decode_block(
+            &mut self.decoder,
+            &self.cbuf[..self.cbuf_len],
+            &mut self.win[..room],
+            at,
+        )?;
+        self.filled = n;
+        Ok(Stage::Legacy)
+    }
+
     /// Inside a parallel frame: hand out the next decoded batch (see
     /// [`ParallelFrame::next_batch`]), or what follows the last one: the
     /// frame's end (the workers then come back for the next frame), or an
@@ -430,10 +408,8 @@ impl<R: Read> FrameDecoder<R> {
 impl<R: Read> Read for FrameDecoder<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if self.out_pos < self.filled {
-                let n = buf.len().min(self.filled - self.out_pos);
-                buf[..n].copy_from_slice(&self.win[self.out_pos..self.out_pos + n]);
-                self.out_pos += n;
+            let n = mem::hand_out(buf, &self.win, &mut self.out_pos, self.filled);
+            if n > 0 {
                 return Ok(n);
             }
             if matches!(self.stage, Stage::Done) || buf.is_empty() {

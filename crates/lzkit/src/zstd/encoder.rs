@@ -6,9 +6,9 @@
 //! and lzkit's own decoder read them.
 //!
 //! ```
-//! use lzkit::zstd::{EncodeOptions, compress};
+//! use lzkit::zstd::{FrameOptions, compress};
 //! let data = b"columns of numbers, columns of numbers, columns of numbers".repeat(100);
-//! let frame = compress(&data, &EncodeOptions::new().level(19))?;
+//! let frame = compress(&data, &FrameOptions::new().level(19))?;
 //! assert!(frame.len() < data.len() / 10);
 //! assert_eq!(lzkit::zstd::decompress(&frame)?, data);
 //! # Ok::<(), lzkit::Error>(())
@@ -17,15 +17,12 @@
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use ::zstd::stream::raw::{CParameter, Encoder as RawEncoder};
+use ::zstd::stream::zio;
+
+use super::level::Level;
 use crate::error::{Error, Result};
 
-/// The lowest level libzstd accepts (its `--fast` levels are negative).
-pub const MIN_LEVEL: i32 = -(1 << 17);
-/// The highest ordinary level (`zstd -19`); 20 to 22 need `--ultra` in the
-/// `zstd` command, and the library accepts them directly.
-pub const MAX_LEVEL: i32 = 19;
-/// The highest level with `--ultra`.
-pub const ULTRA_MAX_LEVEL: i32 = 22;
 /// The window log of `--long` without a number, as `zstd --long`.
 pub const DEFAULT_LONG_WINDOW_LOG: u32 = 27;
 
@@ -45,15 +42,16 @@ pub const PARALLEL_JOB_SIZE: u32 = 8 << 20;
 /// whole window; each step down halves it).
 pub const PARALLEL_OVERLAP_LOG: u32 = 5;
 
-/// How to compress to zstd.
+/// How to compress to zstd (the counterpart of
+/// [`crate::lz4::frame::FrameOptions`]).
 ///
 /// ```
-/// use lzkit::zstd::EncodeOptions;
-/// let opts = EncodeOptions::new().level(9).checksum(false).long(Some(27)).workers(2);
+/// use lzkit::zstd::FrameOptions;
+/// let opts = FrameOptions::new().level(9).checksum(false).long(Some(27)).workers(2);
 /// assert_eq!(opts.get_level(), 9);
 /// ```
 #[derive(Debug, Clone)]
-pub struct EncodeOptions {
+pub struct FrameOptions {
     level: i32,
     checksum: bool,
     content_size: Option<u64>,
@@ -62,18 +60,18 @@ pub struct EncodeOptions {
     dictionary: Option<Arc<[u8]>>,
 }
 
-impl Default for EncodeOptions {
+impl Default for FrameOptions {
     fn default() -> Self {
-        EncodeOptions::new()
+        FrameOptions::new()
     }
 }
 
-impl EncodeOptions {
+impl FrameOptions {
     /// Level 3 (zstd's default), a content checksum, the single-threaded
     /// mode (`workers(0)`), no long mode, no dictionary, no content size.
     pub const fn new() -> Self {
-        EncodeOptions {
-            level: 3,
+        FrameOptions {
+            level: Level::DEFAULT.get(),
             checksum: true,
             content_size: None,
             long: None,
@@ -82,17 +80,11 @@ impl EncodeOptions {
         }
     }
 
-    /// Compression level: 1 to 19 as `zstd -#`, 20 to 22 as `zstd --ultra
-    /// -#`, negative for `zstd --fast=#`. Clamped to
-    /// [`MIN_LEVEL`]..=[`ULTRA_MAX_LEVEL`].
-    pub const fn level(mut self, level: i32) -> Self {
-        self.level = if level < MIN_LEVEL {
-            MIN_LEVEL
-        } else if level > ULTRA_MAX_LEVEL {
-            ULTRA_MAX_LEVEL
-        } else {
-            level
-        };
+    /// Compression level (a [`Level`] or a plain `i32`): 1 to 19 as `zstd
+    /// -#`, 20 to 22 as `zstd --ultra -#`, negative for `zstd --fast=#`.
+    /// Clamped to [`MIN_LEVEL`](super::MIN_LEVEL)..=[`ULTRA_MAX_LEVEL`](super::ULTRA_MAX_LEVEL).
+    pub fn level(mut self, level: impl Into<Level>) -> Self {
+        self.level = level.into().clamped().get();
         self
     }
 
@@ -162,77 +154,117 @@ fn setting(what: &str, e: io::Error) -> Error {
     ))
 }
 
-/// A streaming zstd compressor: bytes written to it come out compressed
-/// into `W`. Call [`Encoder::finish`] to end the frame; dropping it
-/// without does not.
-pub struct Encoder<W: Write> {
-    inner: ::zstd::stream::write::Encoder<'static, W>,
+/// A streaming zstd compressor (the counterpart of
+/// [`crate::lz4::frame::FrameEncoder`]): bytes written to it come out
+/// compressed into `W`. Call [`FrameEncoder::finish`] to end the frame;
+/// dropping it without does not (see [`FrameEncoder::auto_finish`]).
+pub struct FrameEncoder<W: Write> {
+    inner: zio::Writer<W, RawEncoder<'static>>,
 }
 
-impl<W: Write> Encoder<W> {
+impl<W: Write> FrameEncoder<W> {
     /// A compressor writing into `writer` with `opts`.
     ///
     /// # Errors
     /// [`Error::Io`] if libzstd refuses a setting (a window log out of
     /// range, a level it cannot take) or cannot allocate its context.
-    pub fn new(writer: W, opts: &EncodeOptions) -> Result<Self> {
+    pub fn new(writer: W, opts: &FrameOptions) -> Result<Self> {
         let dict: &[u8] = opts.dictionary.as_deref().unwrap_or(&[]);
-        let mut inner = ::zstd::stream::write::Encoder::with_dictionary(writer, opts.level, dict)
+        let mut raw = RawEncoder::with_dictionary(opts.level, dict)
             .map_err(|e| setting("up the compressor", e))?;
-        inner
-            .include_checksum(opts.checksum)
+        raw.set_parameter(CParameter::ChecksumFlag(opts.checksum))
             .map_err(|e| setting("the checksum flag", e))?;
         if let Some(size) = opts.content_size {
-            inner
-                .set_pledged_src_size(Some(size))
+            raw.set_pledged_src_size(Some(size))
                 .map_err(|e| setting("the content size", e))?;
-            inner
-                .include_contentsize(true)
+            raw.set_parameter(CParameter::ContentSizeFlag(true))
                 .map_err(|e| setting("the content size flag", e))?;
         }
         if let Some(log) = opts.long {
-            inner
-                .long_distance_matching(true)
+            raw.set_parameter(CParameter::EnableLongDistanceMatching(true))
                 .map_err(|e| setting("long-distance matching", e))?;
-            inner
-                .window_log(log)
+            raw.set_parameter(CParameter::WindowLog(log))
                 .map_err(|e| setting(&format!("window log {log} (10 to 31)"), e))?;
         }
         // Every count of workers from 1 up writes the same bytes (also the
         // job tuning below): only the single-threaded mode (0) differs.
         if opts.workers >= 1 {
-            inner
-                .multithread(opts.workers)
+            raw.set_parameter(CParameter::NbWorkers(opts.workers))
                 .map_err(|e| setting("the worker threads", e))?;
             if opts.level >= PARALLEL_TUNED_LEVEL {
-                use ::zstd::stream::raw::CParameter;
-                inner
-                    .set_parameter(CParameter::JobSize(PARALLEL_JOB_SIZE))
+                raw.set_parameter(CParameter::JobSize(PARALLEL_JOB_SIZE))
                     .map_err(|e| setting("the job size", e))?;
-                inner
-                    .set_parameter(CParameter::OverlapSizeLog(PARALLEL_OVERLAP_LOG))
+                raw.set_parameter(CParameter::OverlapSizeLog(PARALLEL_OVERLAP_LOG))
                     .map_err(|e| setting("the overlap", e))?;
             }
         }
-        Ok(Encoder { inner })
+        Ok(FrameEncoder {
+            inner: zio::Writer::new(writer, raw),
+        })
     }
 
-    /// The writer.
+    /// The underlying writer.
     pub fn get_ref(&self) -> &W {
-        self.inner.get_ref()
+        self.inner.writer()
+    }
+
+    /// The underlying writer, mutably (writing to it directly corrupts the
+    /// frame).
+    pub fn get_mut(&mut self) -> &mut W {
+        self.inner.writer_mut()
     }
 
     /// End the frame and return the writer.
     ///
     /// # Errors
-    /// The writer's errors, and [`Error::Io`] if a content size was set
-    /// and a different number of bytes was written.
-    pub fn finish(self) -> Result<W> {
-        self.inner.finish().map_err(Error::Io)
+    /// The writer's errors, and an error if a content size was set and a
+    /// different number of bytes was written.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.inner.finish()?;
+        Ok(self.into_inner())
+    }
+
+    /// The writer, without ending the frame: what was flushed is there,
+    /// what libzstd still holds is lost, and the frame has no end.
+    ///
+    /// ```
+    /// use lzkit::zstd::{FrameEncoder, FrameOptions};
+    /// use std::io::Write;
+    ///
+    /// let mut enc = FrameEncoder::new(Vec::new(), &FrameOptions::new())?;
+    /// enc.write_all(b"abandoned")?;
+    /// enc.flush()?;
+    /// let partial = enc.into_inner();
+    /// assert!(lzkit::zstd::decompress(&partial).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn into_inner(self) -> W {
+        self.inner.into_inner().0
+    }
+
+    /// Wrap the encoder so that dropping it finishes the frame (errors are
+    /// then lost: call [`AutoFinishEncoder::finish`] to see them). Handy
+    /// where the writer is passed around as a `Box<dyn Write>`.
+    ///
+    /// ```
+    /// use lzkit::zstd::{FrameEncoder, FrameOptions};
+    /// use std::io::Write;
+    ///
+    /// let mut packed = Vec::new();
+    /// {
+    ///     let mut w: Box<dyn Write + '_> =
+    ///         Box::new(FrameEncoder::new(&mut packed, &FrameOptions::new())?.auto_finish());
+    ///     w.write_all(b"finished when dropped")?;
+    /// }
+    /// assert_eq!(lzkit::zstd::decompress(&packed)?, b"finished when dropped");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn auto_finish(self) -> AutoFinishEncoder<W> {
+        AutoFinishEncoder::new(self)
     }
 }
 
-impl<W: Write> Write for Encoder<W> {
+impl<W: Write> Write for FrameEncoder<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.inner.write(buf)
     }
@@ -242,15 +274,21 @@ impl<W: Write> Write for Encoder<W> {
     }
 }
 
+/// A [`FrameEncoder`] that finishes its frame when dropped. Made by
+/// [`FrameEncoder::auto_finish`].
+pub type AutoFinishEncoder<W> = crate::encoder::AutoFinishEncoder<FrameEncoder<W>>;
+
+crate::encoder::frame_write_by_inherent_methods!(FrameEncoder);
+
 /// Compress `data` into one zstd frame (its size in the header).
 ///
 /// # Errors
-/// As [`Encoder::new`].
-pub fn compress(data: &[u8], opts: &EncodeOptions) -> Result<Vec<u8>> {
+/// As [`FrameEncoder::new`].
+pub fn compress(data: &[u8], opts: &FrameOptions) -> Result<Vec<u8>> {
     let opts = opts.clone().content_size(Some(data.len() as u64));
-    let mut enc = Encoder::new(Vec::with_capacity(data.len() / 2 + 64), &opts)?;
+    let mut enc = FrameEncoder::new(Vec::with_capacity(data.len() / 2 + 64), &opts)?;
     enc.write_all(data).map_err(Error::Io)?;
-    enc.finish()
+    enc.finish().map_err(Error::Io)
 }
 
 #[cfg(test)]
@@ -267,7 +305,7 @@ mod tests {
     fn frames_decode_with_lzkit_and_libzstd() {
         let data = sample();
         for level in [-5, 1, 3, 19, 22] {
-            let frame = compress(&data, &EncodeOptions::new().level(level)).unwrap();
+            let frame = compress(&data, &FrameOptions::new().level(level)).unwrap();
             assert_eq!(
                 crate::zstd::decompress(&frame).unwrap(),
                 data,
@@ -290,15 +328,15 @@ mod tests {
     #[test]
     fn options_reach_the_frame() {
         let data = sample();
-        let frame = compress(&data, &EncodeOptions::new().checksum(false)).unwrap();
+        let frame = compress(&data, &FrameOptions::new().checksum(false)).unwrap();
         assert!(
             crate::zstd::list_frames(&frame[..]).unwrap()[0]
                 .checksum
                 .is_none()
         );
-        let long = compress(&data, &EncodeOptions::new().long(Some(24)).workers(2)).unwrap();
+        let long = compress(&data, &FrameOptions::new().long(Some(24)).workers(2)).unwrap();
         assert_eq!(crate::zstd::decompress(&long).unwrap(), data);
-        let bad = Encoder::new(Vec::new(), &EncodeOptions::new().long(Some(40)));
+        let bad = FrameEncoder::new(Vec::new(), &FrameOptions::new().long(Some(40)));
         assert!(bad.is_err(), "window log 40 refused");
     }
 
@@ -306,8 +344,8 @@ mod tests {
     fn dictionaries_are_needed_to_decode() {
         let dict: Arc<[u8]> = Arc::from(&sample()[..20_000]);
         let data = sample()[1000..30_000].to_vec();
-        let frame = compress(&data, &EncodeOptions::new().dictionary(Some(dict.clone()))).unwrap();
-        let plain = compress(&data, &EncodeOptions::new()).unwrap();
+        let frame = compress(&data, &FrameOptions::new().dictionary(Some(dict.clone()))).unwrap();
+        let plain = compress(&data, &FrameOptions::new()).unwrap();
         assert!(frame.len() < plain.len());
         let d = crate::zstd::Dictionary::new(&dict).unwrap();
         let mut dec = crate::zstd::Decoder::new().with_dictionary(d);
@@ -323,15 +361,15 @@ mod tests {
         let data: Vec<u8> = (0u32..2_500_000)
             .flat_map(|i| (i.wrapping_mul(2_654_435_761) >> 22).to_le_bytes())
             .collect();
-        let streamed = |opts: &EncodeOptions| {
-            let mut enc = Encoder::new(Vec::new(), opts).unwrap();
+        let streamed = |opts: &FrameOptions| {
+            let mut enc = FrameEncoder::new(Vec::new(), opts).unwrap();
             for piece in data.chunks(128 << 10) {
                 enc.write_all(piece).unwrap();
             }
             enc.finish().unwrap()
         };
         for level in [3, 16] {
-            let opts = EncodeOptions::new().level(level);
+            let opts = FrameOptions::new().level(level);
             let one = streamed(&opts.clone().workers(1));
             for n in [2, 3] {
                 let many = streamed(&opts.clone().workers(n));
@@ -342,9 +380,38 @@ mod tests {
     }
 
     #[test]
+    fn encoder_adapters() {
+        let mut enc = FrameEncoder::new(Vec::new(), &FrameOptions::new()).unwrap();
+        enc.write_all(b"abc").unwrap();
+        enc.flush().unwrap();
+        assert!(!enc.get_ref().is_empty());
+        enc.get_mut().reserve(1);
+        let unterminated = enc.into_inner();
+        assert!(crate::zstd::decompress(&unterminated).is_err());
+
+        let mut out = Vec::new();
+        let mut auto = FrameEncoder::new(&mut out, &FrameOptions::new())
+            .unwrap()
+            .auto_finish();
+        auto.write_all(b"abc").unwrap();
+        drop(auto);
+        assert_eq!(crate::zstd::decompress(&out).unwrap(), b"abc");
+        let auto = FrameEncoder::new(
+            Vec::new(),
+            &FrameOptions::new().level(crate::zstd::Level::new(1)),
+        )
+        .unwrap()
+        .auto_finish();
+        assert_eq!(
+            crate::zstd::decompress(&auto.finish().unwrap()).unwrap(),
+            b""
+        );
+    }
+
+    #[test]
     fn a_wrong_content_size_fails() {
-        let opts = EncodeOptions::new().content_size(Some(10));
-        let mut enc = Encoder::new(Vec::new(), &opts).unwrap();
+        let opts = FrameOptions::new().content_size(Some(10));
+        let mut enc = FrameEncoder::new(Vec::new(), &opts).unwrap();
         enc.write_all(b"more than ten bytes").ok();
         assert!(enc.finish().is_err());
     }

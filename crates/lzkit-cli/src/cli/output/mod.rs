@@ -19,14 +19,21 @@ use std::ffi::OsString;
 use std::fs::{self, FileTimes, Metadata};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
 #[cfg(unix)]
 use std::{os::fd::OwnedFd, sync::Arc};
 
 use tempfile::NamedTempFile;
 
-use super::report::{Failure, PROGRAM, describe_io, eprint_line};
+use super::report::{Failure, describe_io};
+
+mod interrupt;
+mod stdio;
+
+pub use interrupt::remove_on_interrupt;
+use interrupt::{Live, Pending, live};
+use stdio::{STDOUT_CLOSED, StdoutWriter, names_stdout};
+pub use stdio::{guard_standard_streams, stdin_closed, stdout_writer};
 
 /// Size of the output buffer: large writes keep system calls rare.
 pub const BUFFER_SIZE: usize = 1 << 20;
@@ -215,151 +222,6 @@ fn is_stream(meta: &Metadata) -> bool {
     }
 }
 
-/// Standard output was closed when lzkit started (`lzkit -c x >&-`). Its
-/// descriptor then holds `/dev/null` (see [`guard_standard_streams`]), so
-/// that no file lzkit opens takes its place, and writing standard output
-/// is an error rather than lost data.
-static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
-
-/// Standard input was closed when lzkit started (`lzkit -c <&-`): reading
-/// it is an error, as in `lz4` and `zstd`, not an empty input.
-static STDIN_CLOSED: AtomicBool = AtomicBool::new(false);
-
-/// Why standard input cannot be read, if it was closed at start-up.
-pub fn stdin_closed() -> Option<Failure> {
-    STDIN_CLOSED.load(Ordering::Relaxed).then(|| {
-        Failure::new(
-            "stdin",
-            "standard input is closed; nothing to read (redirect it, or name an input file)",
-        )
-    })
-}
-
-/// Whether `path` names standard output itself (`/dev/stdout`,
-/// `/dev/fd/1`, `/proc/self/fd/1`, or a link to one of them), rather than
-/// the file that descriptor 1 is.
-fn names_stdout(path: &Path) -> bool {
-    let own = format!("/proc/{}/fd/1", std::process::id());
-    let mut path = path.to_path_buf();
-    for _ in 0..40 {
-        if ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", own.as_str()]
-            .iter()
-            .any(|s| path == Path::new(s))
-        {
-            return true;
-        }
-        match fs::read_link(&path) {
-            Ok(next) => {
-                path = match path.parent() {
-                    Some(dir) if next.is_relative() => dir.join(next),
-                    _ => next,
-                }
-            }
-            Err(_) => return false,
-        }
-    }
-    false
-}
-
-/// Make sure descriptors 0, 1 and 2 are open before anything else is: a
-/// closed one is filled with `/dev/null`, since otherwise the next file
-/// opened would become "standard output" and receive data meant for it.
-/// A closed standard output is remembered (see [`STDOUT_CLOSED`]).
-///
-/// On Linux the Rust runtime fills closed descriptors with `/dev/null`
-/// before `main`, so there [`check_stdout_before_runtime`] looks first.
-pub fn guard_standard_streams() {
-    #[cfg(unix)]
-    {
-        use std::os::fd::{AsFd, AsRawFd, IntoRawFd};
-        let open = [
-            io::stdin().as_fd().try_clone_to_owned().is_ok(),
-            io::stdout().as_fd().try_clone_to_owned().is_ok(),
-            io::stderr().as_fd().try_clone_to_owned().is_ok(),
-        ];
-        for (fd, is_open) in open.into_iter().enumerate() {
-            if is_open {
-                continue;
-            }
-            if fd == 1 {
-                STDOUT_CLOSED.store(true, Ordering::Relaxed);
-            }
-            if fd == 0 {
-                STDIN_CLOSED.store(true, Ordering::Relaxed);
-            }
-            // The lowest free descriptor is this one: the ones before it
-            // are open (or were just filled).
-            let null = fs::OpenOptions::new()
-                .read(fd == 0)
-                .write(fd != 0)
-                .open("/dev/null");
-            if let Ok(file) = null
-                && file.as_raw_fd() == fd as i32
-            {
-                // Kept open for the life of the process.
-                let _ = file.into_raw_fd();
-            }
-        }
-    }
-}
-
-/// Whether descriptors 0 and 1 are closed, looked at before the Rust
-/// runtime starts (it would fill them with `/dev/null`, indistinguishable
-/// from a `/dev/null` the caller gave): run by the C runtime from
-/// `.init_array`, before `main`. Only where `/proc/self/fd` can be read.
-#[cfg(target_os = "linux")]
-extern "C" fn check_stdout_before_runtime() {
-    let fds = Path::new("/proc/self/fd");
-    if fs::symlink_metadata(fds).is_ok() {
-        if fs::symlink_metadata(fds.join("1")).is_err() {
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
-        }
-        if fs::symlink_metadata(fds.join("0")).is_err() {
-            STDIN_CLOSED.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-// SAFETY: `.init_array` holds pointers to functions the C runtime calls
-// before `main`; this entry is such a pointer, to a function that takes no
-// arguments, makes three `stat`-like system calls and stores to atomics
-// (neither needs the Rust runtime's own set-up).
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static CHECK_STDOUT_BEFORE_RUNTIME: extern "C" fn() = check_stdout_before_runtime;
-
-/// Standard output for data: on Unix a duplicate of descriptor 1 as a
-/// plain file, whose errors are all reported (std's `Stdout` reports a
-/// closed descriptor as success).
-#[cfg(unix)]
-type StdoutWriter = fs::File;
-#[cfg(not(unix))]
-type StdoutWriter = io::Stdout;
-
-/// Open standard output for data, or say why it cannot be written.
-pub fn stdout_writer() -> Result<StdoutWriter, Failure> {
-    if STDOUT_CLOSED.load(Ordering::Relaxed) {
-        return Err(Failure::new(
-            "stdout",
-            "standard output is closed; nothing can be written (redirect it, or name an output file)",
-        ));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .map(fs::File::from)
-            .map_err(|e| Failure::stdout(&e))
-    }
-    #[cfg(not(unix))]
-    {
-        Ok(io::stdout())
-    }
-}
-
 enum Dest {
     Stdout(BufWriter<StdoutWriter>),
     Null,
@@ -386,208 +248,6 @@ enum Dest {
         /// As for `File`.
         fresh: fs::Permissions,
     },
-}
-
-/// A temporary file that the interrupt handler must delete.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Pending {
-    /// By path.
-    Path(PathBuf),
-    /// By name in a directory held open (the descriptor stays open while
-    /// the entry is registered: [`at::TempIn`] unregisters first).
-    #[cfg(unix)]
-    At(std::os::fd::RawFd, OsString),
-}
-
-impl Pending {
-    /// Delete the file (errors ignored: it may be gone already).
-    fn remove(&self) {
-        match self {
-            Pending::Path(path) => {
-                let _ = fs::remove_file(path);
-            }
-            #[cfg(unix)]
-            Pending::At(fd, name) => {
-                // SAFETY: the descriptor is open while the entry is in
-                // LIVE (see `at::TempIn`), and this runs under LIVE's lock.
-                let dir = unsafe { std::os::fd::BorrowedFd::borrow_raw(*fd) };
-                let _ = rustix::fs::unlinkat(dir, name.as_os_str(), rustix::fs::AtFlags::empty());
-            }
-        }
-    }
-}
-
-/// Temporary files not yet renamed to their final names nor deleted: what
-/// the interrupt handler deletes. Renaming one happens under this lock, so
-/// an interrupt sees each file either complete under its final name or
-/// still here.
-static LIVE: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
-
-/// The registry, even if a thread panicked while holding it (a panic
-/// leaves the list itself consistent: it only pushes and retains).
-fn live() -> MutexGuard<'static, Vec<Pending>> {
-    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A temporary file's entry in [`LIVE`], removed when dropped (with the
-/// file, deleted by `NamedTempFile`, or after the file was renamed).
-struct Live(Pending);
-
-impl Live {
-    fn register(path: &Path) -> Live {
-        Live::register_pending(Pending::Path(path.to_path_buf()))
-    }
-
-    fn register_pending(entry: Pending) -> Live {
-        live().push(entry.clone());
-        Live(entry)
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        live().retain(|p| *p != self.0);
-    }
-}
-
-/// Status of a process ended by an interrupt (128 + SIGINT), as shells
-/// report it.
-pub const INTERRUPTED: i32 = 130;
-
-/// Delete every temporary output file still open, say so, and exit with
-/// status [`INTERRUPTED`]: what an interrupt does.
-fn interrupted() -> ! {
-    // Holding the lock until exit: no rename can start after this.
-    let files = live();
-    for entry in files.iter() {
-        entry.remove();
-    }
-    eprint_line(format_args!(
-        "{PROGRAM}: interrupted; no incomplete output file was left"
-    ));
-    std::process::exit(INTERRUPTED);
-}
-
-/// Install the interrupt handler: on Ctrl-C, `SIGTERM` or `SIGHUP`, delete
-/// every temporary output file still open, say so, and exit with status
-/// [`INTERRUPTED`]. Without it the default action ends the process before
-/// any destructor runs, leaving `.lzkit-*.tmp` files behind.
-///
-/// A signal that is ignored when lzkit starts stays ignored, as in `lz4`
-/// and `zstd`: `nohup lzkit ...` survives its terminal's `SIGHUP`, and a
-/// background job of a script (started with `SIGINT` ignored) its Ctrl-C.
-/// Installing it twice is harmless (the second call changes nothing).
-pub fn remove_on_interrupt() {
-    #[cfg(unix)]
-    signals::install();
-}
-
-/// The interrupt handler on Unix: `sigaction` for the signals that are not
-/// ignored; the handler only writes the signal's number to a pipe (what a
-/// signal handler may do), and a thread reading the pipe does the rest.
-#[cfg(unix)]
-mod signals {
-    use std::io::Read;
-    use std::os::fd::IntoRawFd;
-    use std::sync::Once;
-    use std::sync::atomic::{AtomicI32, Ordering};
-
-    /// The signals that interrupt lzkit.
-    pub const INTERRUPTS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
-    /// The pipe's writing end, for the handler (-1 until installed).
-    static PIPE: AtomicI32 = AtomicI32::new(-1);
-
-    extern "C" fn on_signal(signal: libc::c_int) {
-        let fd = PIPE.load(Ordering::Relaxed);
-        let byte = signal as u8;
-        // SAFETY: `__errno_location` gives this thread's errno, valid for
-        // the thread's life; write(2) is async-signal-safe and `byte` lives
-        // across the call. A full pipe (non-blocking) loses the byte,
-        // harmlessly: one is enough. The failed write's errno (EAGAIN) is
-        // put back to what the interrupted code had.
-        unsafe {
-            let errno = errno_location();
-            let saved = *errno;
-            libc::write(fd, (&raw const byte).cast(), 1);
-            *errno = saved;
-        }
-    }
-
-    /// This thread's `errno`.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn errno_location() -> *mut libc::c_int {
-        // SAFETY: no precondition; the pointer is valid for the calling
-        // thread's life.
-        unsafe { libc::__errno_location() }
-    }
-
-    /// This thread's `errno`.
-    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
-    fn errno_location() -> *mut libc::c_int {
-        // SAFETY: as on Linux.
-        unsafe { libc::__error() }
-    }
-
-    /// Whether `signal`'s disposition is "ignore".
-    pub fn ignored(signal: libc::c_int) -> bool {
-        // SAFETY: an all-zero `sigaction` is a valid value to be written
-        // into; a null new action only queries.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(signal, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction == libc::SIG_IGN
-        }
-    }
-
-    /// Install the handler (once) for the signals not ignored.
-    pub fn install() {
-        static ONCE: Once = Once::new();
-        ONCE.call_once(|| {
-            let wanted: Vec<libc::c_int> =
-                INTERRUPTS.into_iter().filter(|&s| !ignored(s)).collect();
-            if wanted.is_empty() {
-                return;
-            }
-            let Ok((mut reader, writer)) = std::io::pipe() else {
-                return;
-            };
-            let fd = writer.into_raw_fd();
-            // SAFETY: `fd` is the pipe's open writing end, owned here for
-            // the life of the process.
-            unsafe {
-                let flags = libc::fcntl(fd, libc::F_GETFL);
-                libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-            }
-            PIPE.store(fd, Ordering::Relaxed);
-            let spawned = std::thread::Builder::new()
-                .name("lzkit-signals".into())
-                .spawn(move || {
-                    let mut byte = [0u8; 1];
-                    loop {
-                        match reader.read(&mut byte) {
-                            Ok(1) => super::interrupted(),
-                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                            _ => return,
-                        }
-                    }
-                });
-            if spawned.is_err() {
-                return;
-            }
-            for signal in wanted {
-                // SAFETY: an all-zero `sigaction` with an empty mask and a
-                // handler that only calls write(2) is a valid action.
-                unsafe {
-                    let mut action: libc::sigaction = std::mem::zeroed();
-                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                    libc::sigemptyset(&mut action.sa_mask);
-                    action.sa_flags = libc::SA_RESTART;
-                    libc::sigaction(signal, &action, std::ptr::null_mut());
-                }
-            }
-        });
-    }
 }
 
 /// An open destination that counts the bytes written to it.
@@ -920,7 +580,7 @@ mod at {
 
     use rustix::fs::{AtFlags, Mode, OFlags};
 
-    use super::{Live, Pending, live};
+    use super::interrupt::{Live, Pending, live};
 
     /// A hidden temporary file `.lzkit-XXXXXXXXXXXX.tmp` in a directory
     /// held open: created exclusively (so never through a link), deleted

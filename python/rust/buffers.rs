@@ -1,0 +1,218 @@
+//! What every codec's functions share: Python buffers read and written
+//! without a copy (the buffer protocol), the outputs returned (`bytes` or
+//! `bytearray`, filled in place), the per-thread compression scratch, and
+//! the mapping of a library error to a Python exception.
+
+use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
+
+/// A C-contiguous byte buffer of any Python object, held for the call.
+pub(crate) struct Input {
+    buf: PyBuffer<u8>,
+}
+
+/// `obj`'s memory as bytes, whatever its items (a NumPy array of uint32 or
+/// float64: `itemsize * len` bytes), without a copy. Refused with
+/// ValueError if not C-contiguous (as python-lz4 refuses it), or if
+/// `writable` and the object is read-only; TypeError for an object without
+/// the buffer protocol.
+fn byte_buffer(obj: &Bound<'_, PyAny>, writable: bool, what: &str) -> PyResult<PyBuffer<u8>> {
+    let buf = match PyBuffer::<u8>::get(obj) {
+        Ok(buf) => buf,
+        // Items of another type: its bytes, through a memoryview cast to
+        // bytes (no copy; the cast keeps the exporter's memory held and
+        // its writability), once it is known to be contiguous (a cast of
+        // a strided view fails with a less helpful TypeError).
+        Err(e) => {
+            let view = pyo3::types::PyMemoryView::from(obj).map_err(|_| e)?;
+            if !view.getattr("c_contiguous")?.is_truthy()? {
+                return Err(refused_buffer(writable, what));
+            }
+            PyBuffer::<u8>::get(&view.call_method1("cast", ("B",))?)?
+        }
+    };
+    if !buf.is_c_contiguous() {
+        return Err(refused_buffer(writable, what));
+    }
+    if writable && buf.readonly() {
+        return Err(refused_buffer(writable, what));
+    }
+    Ok(buf)
+}
+
+/// Why [`byte_buffer`] refused a buffer (strided, or read-only where it
+/// must be written).
+fn refused_buffer(writable: bool, what: &str) -> PyErr {
+    if writable {
+        PyValueError::new_err(format!(
+            "{what} must be a writable, C-contiguous buffer (a bytearray, a writable memoryview, a contiguous array of any dtype)"
+        ))
+    } else {
+        PyValueError::new_err(
+            "the buffer is not C-contiguous: pass bytes, bytearray or a contiguous array",
+        )
+    }
+}
+
+impl Input {
+    pub(crate) fn get(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
+        Ok(Input {
+            buf: byte_buffer(obj, false, "the input")?,
+        })
+    }
+
+    /// The bytes. Valid while `self` is held: the exporter cannot free or
+    /// resize its memory while a buffer view of it exists.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        let len = self.buf.len_bytes();
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: the buffer is C-contiguous, of `len` bytes, items of one
+        // byte, and stays exported (so allocated and unmoved) while
+        // `self.buf` lives.
+        unsafe { std::slice::from_raw_parts(self.buf.buf_ptr() as *const u8, len) }
+    }
+}
+
+/// A writable, C-contiguous byte buffer of a Python object (a bytearray,
+/// a NumPy array of any dtype, a writable memoryview), held for the call.
+pub(crate) struct OutBuf {
+    buf: PyBuffer<u8>,
+}
+
+impl OutBuf {
+    /// `obj`'s buffer, refused if read-only, not contiguous, or sharing
+    /// memory with `src` (a decoder may not read what it writes).
+    pub(crate) fn get(obj: &Bound<'_, PyAny>, what: &str, src: &[u8]) -> PyResult<OutBuf> {
+        let out = OutBuf {
+            buf: byte_buffer(obj, true, what)?,
+        };
+        let (start, end) = (
+            out.buf.buf_ptr() as usize,
+            out.buf.buf_ptr() as usize + out.len(),
+        );
+        let (s_start, s_end) = (src.as_ptr() as usize, src.as_ptr() as usize + src.len());
+        if out.len() > 0 && !src.is_empty() && start < s_end && s_start < end {
+            return Err(PyValueError::new_err(format!(
+                "{what} shares memory with the input: decode into a separate buffer"
+            )));
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len_bytes()
+    }
+
+    /// The bytes, to be written. Valid while `self` is held.
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len();
+        if len == 0 {
+            return &mut [];
+        }
+        // SAFETY: a writable, C-contiguous export of `len` one-byte items,
+        // held (so allocated and unmoved) while `self.buf` lives; `get`
+        // checked that it does not overlap the input read beside it, and
+        // `&mut self` makes this the only Rust view of it.
+        unsafe { std::slice::from_raw_parts_mut(self.buf.buf_ptr() as *mut u8, len) }
+    }
+}
+
+/// `data` as `bytes`, or as `bytearray` if asked.
+pub(crate) fn output(py: Python<'_>, data: &[u8], bytearray: bool) -> PyObject {
+    if bytearray {
+        PyByteArray::new(py, data).into_any().unbind()
+    } else {
+        PyBytes::new(py, data).into_any().unbind()
+    }
+}
+
+/// A `bytes` object (or a `bytearray`, if asked) of `len` bytes that
+/// `fill` writes in place: no copy of the content.
+pub(crate) fn output_with(
+    py: Python<'_>,
+    len: usize,
+    bytearray: bool,
+    fill: impl FnOnce(&mut [u8]) -> PyResult<()>,
+) -> PyResult<PyObject> {
+    Ok(if bytearray {
+        PyByteArray::new_with(py, len, fill)?.into_any().unbind()
+    } else {
+        PyBytes::new_with(py, len, fill)?.into_any().unbind()
+    })
+}
+
+/// A `bytes` object of at most `cap` bytes that `fill` writes (returning
+/// how many): decoded in place, then shrunk to that length (no copy of
+/// the content).
+pub(crate) fn bytes_up_to(
+    py: Python<'_>,
+    cap: usize,
+    fill: impl FnOnce(&mut [u8]) -> PyResult<usize>,
+) -> PyResult<Py<PyBytes>> {
+    let mut written = 0;
+    let out = PyBytes::new_with(py, cap, |buf| {
+        written = fill(buf)?;
+        Ok(())
+    })?;
+    if written == cap {
+        return Ok(out.unbind());
+    }
+    let mut ptr = out.into_ptr();
+    // SAFETY: `ptr` is a new `bytes` object this function alone refers
+    // to (its only reference, taken from `out`; `fill` never saw the
+    // object, and `cap` is not 0, as a fill of 0 bytes returned above:
+    // not the shared empty `bytes`), as `_PyBytes_Resize` requires; on failure it releases the
+    // object and sets `ptr` to NULL with an exception set. On success
+    // `ptr` is an owned reference to a `bytes` object, so the unchecked
+    // downcast holds.
+    unsafe {
+        if pyo3::ffi::_PyBytes_Resize(&mut ptr, written as pyo3::ffi::Py_ssize_t) != 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(Bound::from_owned_ptr(py, ptr)
+            .downcast_into_unchecked::<PyBytes>()
+            .unbind())
+    }
+}
+
+thread_local! {
+    /// This thread's compression output, kept between calls so that its
+    /// pages stay mapped (a fresh buffer costs a page fault per 4 KiB,
+    /// about what compressing into it costs); each result is copied out of
+    /// it into the object returned, as python-lz4 copies out of its own.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The most memory a thread's [`SCRATCH`] keeps between calls.
+const SCRATCH_KEEP: usize = 64 << 20;
+
+/// Run `f` with this thread's scratch buffer (a fresh one if it is in use).
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut buf) => {
+            let r = f(&mut buf);
+            if buf.capacity() > SCRATCH_KEEP {
+                *buf = Vec::new();
+            }
+            r
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
+}
+
+pub(crate) fn runtime(e: lzkit::Error) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+/// Set `dict[name] = value.name` for each field `name` of `value`: a
+/// library report's fields under their own names.
+macro_rules! set_fields {
+    ($dict:expr, $value:expr, $($field:ident),+ $(,)?) => {
+        $($dict.set_item(stringify!($field), $value.$field)?;)+
+    };
+}
+pub(crate) use set_fields;

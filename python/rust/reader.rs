@@ -1,0 +1,107 @@
+//! Decoded bytes of a compressed stream read from a Python file object
+//! (`LZ4FrameFile` and zstd's `stream_reader`), in bounded memory.
+
+use std::io::{self, Read};
+
+use lzkit::format::{self, Codec, DecodeOptions};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::buffers::Input;
+use crate::formats;
+use crate::zstd::ZstdError;
+
+/// A Python file object as a `Read`: its `read(n)` (or `readinto`).
+struct PyReader {
+    file: PyObject,
+}
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::with_gil(|py| {
+            let got = self
+                .file
+                .call_method1(py, "read", (buf.len(),))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            let got = got.bind(py);
+            let input = Input::get(got).map_err(|e| io::Error::other(e.to_string()))?;
+            let bytes = input.bytes();
+            if bytes.len() > buf.len() {
+                return Err(io::Error::other("read() returned more bytes than asked"));
+            }
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        })
+    }
+}
+
+/// Decoded bytes of an LZ4 or zstd stream read from a Python file object,
+/// in bounded memory: `read(n)`.
+#[pyclass(module = "lzkit._lzkit", unsendable)]
+pub(crate) struct Reader {
+    inner: Box<dyn Read>,
+    codec: Codec,
+}
+
+#[pymethods]
+impl Reader {
+    /// `codec`: "lz4" or "zstd"; `window_log_max`: the largest zstd window.
+    #[new]
+    #[pyo3(signature = (fileobj, codec="lz4", threads=1, window_log_max=27))]
+    fn new(fileobj: PyObject, codec: &str, threads: usize, window_log_max: u32) -> PyResult<Self> {
+        let codec = formats::codec(codec)?;
+        let opts = DecodeOptions::new()
+            .threads(threads)
+            .window_log_max(window_log_max);
+        let src = PyReader { file: fileobj };
+        let inner = format::decoder(formats::frames_of(codec)?, src, &opts)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Reader { inner, codec })
+    }
+
+    /// Up to `size` decoded bytes (all that is left if negative); `b""` at
+    /// the end.
+    #[pyo3(signature = (size=-1))]
+    fn read(&mut self, py: Python<'_>, size: i64) -> PyResult<Py<PyBytes>> {
+        let mut out = Vec::new();
+        let result = if size < 0 {
+            self.inner.read_to_end(&mut out).map(|_| ())
+        } else {
+            let want = size as usize;
+            out.resize(want, 0);
+            let mut filled = 0;
+            let r = loop {
+                match self.inner.read(&mut out[filled..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        filled += n;
+                        if filled == want {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            out.truncate(filled);
+            r
+        };
+        result.map_err(|e| {
+            let msg = lzkit::Error::from_io(e).to_string();
+            // zstandard's exception for zstd, python-lz4's for LZ4.
+            if self.codec == Codec::Zstd {
+                ZstdError::new_err(msg)
+            } else {
+                PyRuntimeError::new_err(msg)
+            }
+        })?;
+        Ok(PyBytes::new(py, &out).unbind())
+    }
+}
+
+/// Add this module's functions and classes to the native module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Reader>()?;
+    Ok(())
+}
