@@ -10,7 +10,7 @@
 //! takes the careful path: exact copies, bounds checked.
 
 use super::bits::BackReader;
-use super::seq::{SEQ_CELLS, SeqTable};
+use super::seq::{SEQ_CELLS, SeqCell, SeqTable};
 use crate::error::ZstdFault;
 use crate::kernels::Kernel;
 use crate::kernels::exact::copy_match_exact;
@@ -113,9 +113,13 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             }
         };
     }
-    let ll_t = &s.ll.cells;
-    let of_t = &s.of.cells;
-    let ml_t = &s.ml.cells;
+    // The tables as arrays, not as the boxes that hold them: the loop's
+    // stores go through raw pointers, which may alias a `Box` reached
+    // through `s`, so a `&Box` would be reloaded every sequence (two
+    // dependent loads on the state-to-cell chain instead of one).
+    let ll_t: &[SeqCell; SEQ_CELLS] = &s.ll.cells;
+    let of_t: &[SeqCell; SEQ_CELLS] = &s.of.cells;
+    let ml_t: &[SeqCell; SEQ_CELLS] = &s.ml.cells;
     const MASK: usize = SEQ_CELLS - 1;
     let mut ll_state = read!(s.ll.log);
     reload!();
