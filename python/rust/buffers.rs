@@ -158,17 +158,19 @@ pub(crate) fn bytes_up_to(
         written = fill(buf)?;
         Ok(())
     })?;
-    if written == cap {
+    // A count over `cap` (a fill's bug) keeps the whole object: the resize
+    // below only shrinks, never exposing bytes `fill` was not given.
+    if written >= cap {
         return Ok(out.unbind());
     }
     let mut ptr = out.into_ptr();
     // SAFETY: `ptr` is a new `bytes` object this function alone refers
     // to (its only reference, taken from `out`; `fill` never saw the
-    // object, and `cap` is not 0, as a fill of 0 bytes returned above:
-    // not the shared empty `bytes`), as `_PyBytes_Resize` requires; on failure it releases the
-    // object and sets `ptr` to NULL with an exception set. On success
-    // `ptr` is an owned reference to a `bytes` object, so the unchecked
-    // downcast holds.
+    // object, and `cap` is not 0, as `written < cap` here: not the
+    // shared empty `bytes`), as `_PyBytes_Resize` requires; on failure it
+    // releases the object and sets `ptr` to NULL with an exception set.
+    // On success `ptr` is an owned reference to a `bytes` object, so the
+    // unchecked downcast holds.
     unsafe {
         if pyo3::ffi::_PyBytes_Resize(&mut ptr, written as pyo3::ffi::Py_ssize_t) != 0 {
             return Err(PyErr::fetch(py));

@@ -346,11 +346,8 @@ impl FrameDecompressor {
             self.eof = true;
         }
         let left = self.pending.len() - self.pending_at;
-        let n = if max_length < 0 {
-            left
-        } else {
-            left.min(max_length as usize)
-        };
+        // Negative: all; a length over the address space (32-bit): all too.
+        let n = usize::try_from(max_length).map_or(left, |m| left.min(m));
         let out = PyBytes::new(py, &self.pending[self.pending_at..self.pending_at + n]).unbind();
         self.pending_at += n;
         Ok(out)

@@ -63,15 +63,7 @@ fn a_claimed_content_size_is_never_allocated() {
     // 4.5 MiB of incompressible bytes: the LZ4 frame is longer than
     // 1 GiB / 255, where a bound of 255 bytes per input byte would let
     // the claim through.
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let data: Vec<u8> = (0..9 << 19)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let data = lzkit_testkit::data::random(9 << 19, 0x9E37_79B9_7F4A_7C15);
     write(dir.path(), "claim.zst", &zstd_claiming(&data));
     write(dir.path(), "claim.lz4", &lz4_claiming(&data));
     for name in ["claim.zst", "claim.lz4"] {

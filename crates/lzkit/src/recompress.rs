@@ -109,11 +109,6 @@ impl RecompressOptions {
     pub fn target(&self) -> &Target {
         &self.target
     }
-
-    /// The input decoder's options.
-    fn decode_options(&self) -> format::DecodeOptions {
-        self.decode.clone()
-    }
 }
 
 /// What a recompression did.
@@ -199,7 +194,7 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
     let decoder = format::decoder(
         source,
         io::Cursor::new(head).chain(input),
-        &opts.decode_options().trailing_zeros(trailing_zeros.clone()),
+        &opts.decode.clone().trailing_zeros(trailing_zeros.clone()),
     )
     .map_err(RecompressError::Input)?;
 
@@ -366,11 +361,7 @@ pub fn content_digest<R: Read + Send>(
 /// [`content_digest`] with plain errors (the verifier thread's body).
 fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(u64, u64), Error> {
     let (source, head) = sniff(&mut input)?;
-    let mut decoder = format::decoder(
-        source,
-        io::Cursor::new(head).chain(input),
-        &opts.decode_options(),
-    )?;
+    let mut decoder = format::decoder(source, io::Cursor::new(head).chain(input), &opts.decode)?;
     let mut sum = Digest {
         hash: Xxh64::new(0),
         len: 0,

@@ -22,6 +22,7 @@ __all__ = ["lz4", "zstd", "probe", "recompress_file", "__version__"]
 #: library's list): (codec, level, favor_dec_speed).
 DEFAULT_SETTINGS = _probe_defaults()
 
+
 def probe(paths, settings=None, sample_bytes=32 << 20, block_size=64 << 10,
           threads=0, time_limit=1.5):
     """``lzkit probe`` on ``paths``: which codec and level for this data.

@@ -1,6 +1,7 @@
 //! Which format an input holds, told by its magic number (never by its
 //! name), and what to say when its frames switch from one codec to the
-//! other or a zstd frame needs more memory than allowed.
+//! other or a zstd frame needs more memory than allowed; and each codec's
+//! file-name extension, for the names the command makes and checks.
 
 use std::io::{self, Read};
 
@@ -12,6 +13,11 @@ use lzkit::zstd;
 /// skippable frame usually holds (an index, a signature) is far smaller,
 /// and past it the input is handed to the LZ4 decoder as before.
 const SNIFF_LIMIT: usize = 1 << 20;
+
+/// The file-name extension of `codec`'s files: its suffix without the dot.
+pub fn extension(codec: Codec) -> &'static str {
+    &codec.suffix()[1..]
+}
 
 /// Read the start of `input` until its format is known (the library's
 /// [`format::sniff`], past skippable frames up to [`SNIFF_LIMIT`] bytes of

@@ -10,7 +10,6 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufReader, IsTerminal, Read, Write};
-use std::path::Path;
 
 use lzkit::format::Codec;
 use lzkit::lz4::frame::{BlockMode, BlockSize, FrameInfo, FrameKind, list_frames};
@@ -366,11 +365,11 @@ fn listing_of(reader: impl Read, name: &str) -> lzkit::Result<Listing> {
     })
 }
 
-/// The seek table at the end of `path`, and the file's length.
-fn seek_table_of(path: &Path) -> lzkit::Result<Option<(lzkit::seekable::SeekTable, u64)>> {
-    let file = File::open(path)?;
+/// The seek table at the end of `file` (the one just listed, read by
+/// position), and the file's length.
+fn seek_table_of(file: &File) -> lzkit::Result<Option<(lzkit::seekable::SeekTable, u64)>> {
     let len = file.metadata()?.len();
-    Ok(lzkit::seekable::SeekTable::read_from(&file, len)?.map(|t| (t, len)))
+    Ok(lzkit::seekable::SeekTable::read_from(file, len)?.map(|t| (t, len)))
 }
 
 /// `--list`: one line per file (or a table per file with `-v`); a header
@@ -386,6 +385,8 @@ pub fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
         }
     };
     for arg in inputs {
+        // The file listed, opened once: its seek table is read from it too.
+        let mut opened: Option<File> = None;
         let input = Input::from_arg(arg);
         let name = input.name();
         let listing = match &input {
@@ -402,7 +403,7 @@ pub fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
             }
             Input::Stdin => listing_of(io::stdin().lock(), &name),
             Input::File(path) => match File::open(path) {
-                Ok(f) => listing_of(f, &name),
+                Ok(f) => listing_of(&*opened.insert(f), &name),
                 Err(e) => Err(lzkit::Error::Io(e)),
             },
         };
@@ -430,8 +431,8 @@ pub fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
             text.push_str(&listing.line);
             text.push('\n');
         }
-        if let Input::File(path) = &input {
-            match seek_table_of(path) {
+        if let Some(file) = &opened {
+            match seek_table_of(file) {
                 Ok(Some((table, len))) => {
                     text.push_str(&seek_table_line(&table, len));
                     text.push('\n');

@@ -14,6 +14,7 @@ use std::path::Path;
 use lzkit::format::{Codec, Format, is_skippable};
 
 use super::args::{Mode, Options};
+use super::formats::extension;
 
 /// A compressed format, told by its first bytes or by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +64,7 @@ fn kind_of_name(name: &OsStr) -> Option<Kind> {
     let ext = Path::new(name).extension()?.to_str()?;
     Codec::ALL
         .iter()
-        .find(|c| &c.suffix()[1..] == ext)
+        .find(|&&c| extension(c) == ext)
         .map(|&c| Kind::Codec(c))
 }
 
@@ -125,7 +126,7 @@ fn suffix(kind: Kind) -> &'static str {
         Kind::Codec(codec) => codec,
         Kind::Foreign(_) => Codec::Lz4,
     };
-    &codec.suffix()[1..]
+    extension(codec)
 }
 
 #[cfg(test)]

@@ -57,8 +57,11 @@ pub(super) fn decoder<'a, R: Read + Send + 'a>(
 /// The memory liblzma may use to decode xz or LZMA input: the window limit
 /// (`--memory`; 128 MiB by default) plus 16 MiB for its other state. An
 /// LZMA dictionary is the window, and `.lzma` headers may claim up to 4 GiB.
+/// A log of 64 or more (the option is not clamped) means no limit.
 fn lzma_memory_limit(opts: &DecodeOptions) -> u64 {
-    (1u64 << opts.window_log_max) + (16 << 20)
+    1u64.checked_shl(opts.window_log_max)
+        .unwrap_or(u64::MAX)
+        .saturating_add(16 << 20)
 }
 
 /// liblzma refused to set up a decoder.

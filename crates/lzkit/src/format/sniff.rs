@@ -125,7 +125,7 @@ pub fn is_lz4_prefix(bytes: &[u8]) -> bool {
     let frame = LZ4_FRAME_MAGIC.to_le_bytes();
     let legacy = LZ4_LEGACY_MAGIC.to_le_bytes();
     // Skippable frames: 0x184D2A50 to 0x184D2A5F.
-    let skippable = 0x184D_2A50u32.to_le_bytes();
+    let skippable = crate::lz4::frame::SKIPPABLE_MAGIC_MIN.to_le_bytes();
     bytes.is_empty()
         || bytes[..n] == frame[..n]
         || bytes[..n] == legacy[..n]

@@ -13,7 +13,7 @@ use crate::zstd;
 
 /// The largest LZ4 block an entry may hold: the frame format's largest
 /// block size (4 MiB).
-pub(super) const LZ4_BLOCK_MAX: usize = 4 << 20;
+pub(super) const LZ4_BLOCK_MAX: usize = frame::BlockSize::Max4MB.bytes();
 
 /// Compare entry `i` with the header of what it points at, reading only
 /// that header: the magic number, the stated content size where there is

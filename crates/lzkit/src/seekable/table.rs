@@ -483,7 +483,7 @@ impl SeekTable {
     /// The format of the table whose footer is `footer` (the last 9 bytes
     /// of a file), or `None` if it is not a seek table's.
     pub fn footer_format(footer: &[u8; 9]) -> Option<TableFormat> {
-        let magic = u32::from_le_bytes([footer[5], footer[6], footer[7], footer[8]]);
+        let magic = le32(&footer[5..]);
         TableFormat::ALL
             .into_iter()
             .find(|format| format.layout().footer_magic == magic)
@@ -504,7 +504,7 @@ impl SeekTable {
         let Some(format) = Self::footer_format(&footer) else {
             return Ok(None);
         };
-        let count = u32::from_le_bytes([footer[0], footer[1], footer[2], footer[3]]);
+        let count = le32(&footer);
         let descriptor = footer[4];
         if descriptor & RESERVED_BITS != 0 {
             return Err(bad(format!(
@@ -537,8 +537,8 @@ impl SeekTable {
         }
         let mut header = [0u8; 8];
         src.read_exact_at(&mut header, table_start)?;
-        let magic = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
-        let frame_size = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
+        let magic = le32(&header);
+        let frame_size = le32(&header[4..]);
         let expected_magic = format.layout().table_magic;
         if magic != expected_magic {
             return Err(bad(format!(
@@ -635,6 +635,7 @@ impl SeekTable {
     }
 }
 
+/// The little-endian `u32` in the first four bytes of `b`.
 pub(super) fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }

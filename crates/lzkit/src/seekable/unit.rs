@@ -3,7 +3,7 @@
 
 use super::head::{LZ4_BLOCK_MAX, check_head};
 use super::source::{ReadAt, Window};
-use super::table::{Entry, EntryKind, MAX_ENTRY_SIZE, TableFormat};
+use super::table::{Entry, EntryKind, MAX_ENTRY_SIZE, TableFormat, le32};
 use crate::error::{Error, Result};
 use crate::lz4::block;
 use crate::lz4::frame::header::{BlockHeader, Header, MAX_DESCRIPTOR_LEN, Magic};
@@ -64,11 +64,9 @@ fn decode_zstd(comp: &[u8], expected: Option<u32>, verify: bool, out: &mut Vec<u
         at: comp.len() as u64,
         what: "frame magic number",
     })?;
-    let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    let magic = le32(head);
     if zstd::is_skippable_magic(magic) {
-        let size = comp
-            .get(4..8)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let size = comp.get(4..8).map(le32);
         if size.map(|s| u64::from(s) + 8) != Some(comp.len() as u64) {
             return Err(malformed(format!(
                 "a skippable frame of {} bytes in the table's place for one of {} bytes",
@@ -139,10 +137,6 @@ fn capped(stream: impl Read, cap: u64, out: &mut Vec<u8>) -> Result<()> {
         });
     }
     Ok(())
-}
-
-fn le32(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
 /// An LZ4 frame entry of `expected` decoded bytes: a standard frame goes

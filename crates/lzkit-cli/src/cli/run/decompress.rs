@@ -165,14 +165,9 @@ impl Job {
         if pass_through && codec.is_none() {
             sink.write_all(&head)
                 .map_err(|e| sink_failure(out_name, &e))?;
-            copy_through(
-                &mut buffered,
-                &mut sink,
-                in_name,
-                out_name,
-                progress,
-                &count,
-            )?;
+            copy_through(&mut buffered, &mut sink, out_name, progress, &count, |e| {
+                Failure::io(in_name, &e)
+            })?;
             return Ok((sink, count.get()));
         }
         let input = io::Cursor::new(head).chain(buffered);
@@ -189,20 +184,11 @@ impl Job {
             .zstd_dictionary(zstd_dictionary);
         let mut decoder = lzkit::format::decoder(format, input, &options)
             .map_err(|e| self.decode_failure(in_name, e))?;
-        let mut buf = vec![0u8; BUFFER_SIZE];
-        loop {
-            let n = match decoder.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                // Decoder errors (corrupt data and read failures alike) are
-                // about the input.
-                Err(e) => return Err(self.decode_failure(in_name, lzkit::Error::from_io(e))),
-            };
-            sink.write_all(&buf[..n])
-                .map_err(|e| sink_failure(out_name, &e))?;
-            progress.set(count.get(), sink.written());
-        }
+        // Decoder errors (corrupt data and read failures alike) are about
+        // the input.
+        copy_through(&mut decoder, &mut sink, out_name, progress, &count, |e| {
+            self.decode_failure(in_name, lzkit::Error::from_io(e))
+        })?;
         Ok((sink, count.get()))
     }
 
@@ -306,15 +292,16 @@ impl Write for Watched<'_> {
     }
 }
 
-/// `-dcf` on input that is not LZ4: copy it to `sink` unchanged, read
-/// errors named for the input and write errors for the output.
+/// Copy `input` (a decoder, or with `-dcf` input that is not LZ4, passed
+/// through unchanged) to `sink`: read errors go through `read_failure`,
+/// write errors are named for the output.
 fn copy_through(
     input: &mut impl Read,
     sink: &mut Sink,
-    in_name: &str,
     out_name: &str,
     progress: &mut Progress,
     count: &ByteCount,
+    read_failure: impl Fn(io::Error) -> Failure,
 ) -> Result<(), Failure> {
     let mut buf = vec![0u8; BUFFER_SIZE];
     loop {
@@ -322,7 +309,7 @@ fn copy_through(
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Failure::io(in_name, &e)),
+            Err(e) => return Err(read_failure(e)),
         };
         sink.write_all(&buf[..n])
             .map_err(|e| sink_failure(out_name, &e))?;

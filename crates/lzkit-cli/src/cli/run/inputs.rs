@@ -240,18 +240,10 @@ pub(super) fn identity(meta: &Metadata) -> Option<(u64, u64)> {
     }
 }
 
-/// Whether two metadata describe the same file.
-#[cfg(unix)]
+/// Whether two metadata describe the same file (never claimed where there
+/// is no [`identity`], rather than refuse valid work).
 pub(super) fn same_file(a: &Metadata, b: &Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-/// Whether two metadata describe the same file (no inode numbers here:
-/// never claim so rather than refuse valid work).
-#[cfg(not(unix))]
-pub(super) fn same_file(_: &Metadata, _: &Metadata) -> bool {
-    false
+    identity(a).is_some_and(|id| identity(b) == Some(id))
 }
 
 impl Job {

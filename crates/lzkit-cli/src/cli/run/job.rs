@@ -466,14 +466,13 @@ impl Job {
         target: &Target,
     ) {
         let line = match mode {
-            Mode::Recompress => format!(
-                "Recompressed {} bytes into {} bytes ==> {:.2}% ({in_name} -> {out_name})",
-                done.read,
-                done.written,
-                percent(done.written, done.read)
-            ),
-            Mode::Compress => format!(
-                "Compressed {} bytes into {} bytes ==> {:.2}% ({in_name} -> {out_name})",
+            Mode::Recompress | Mode::Compress => format!(
+                "{} {} bytes into {} bytes ==> {:.2}% ({in_name} -> {out_name})",
+                if mode == Mode::Compress {
+                    "Compressed"
+                } else {
+                    "Recompressed"
+                },
                 done.read,
                 done.written,
                 percent(done.written, done.read)

@@ -8,6 +8,7 @@ use lzkit::format::Codec;
 
 use super::super::args::Input;
 use super::super::args::Mode;
+use super::super::formats::extension;
 use super::super::output::Target;
 use super::super::report::Failure;
 use super::Job;
@@ -16,11 +17,6 @@ use super::inputs::Found;
 /// Suffix of the files the operation is chosen by: `.lz4` is
 /// decompressed when no `-z`/`-d` says (as `lz4` does).
 const SUFFIX: &str = Codec::Lz4.suffix();
-
-/// The file-name extension of `codec`'s files: its suffix without the dot.
-pub(super) fn extension(codec: Codec) -> &'static str {
-    &codec.suffix()[1..]
-}
 
 /// The operation when none was given (`-z`/`-d`): decompress `.lz4`
 /// inputs, compress the others, as `lz4` decides from the extension. The
