@@ -6,7 +6,7 @@
 use super::exec::{ExecFn, LIT_PAD, Out, Seqs};
 use super::fse;
 use super::huf::HufTable;
-use super::seq::{Field, SeqCell, SeqTable};
+use super::seq::{Field, SeqTables};
 use crate::error::ZstdFault;
 use crate::mem;
 
@@ -17,9 +17,8 @@ pub(crate) struct Entropy {
     pub(crate) huf: HufTable,
     /// Whether `huf` holds a table (treeless literals need one).
     pub(crate) huf_ok: bool,
-    pub(crate) ll: SeqTable,
-    pub(crate) of: SeqTable,
-    pub(crate) ml: SeqTable,
+    /// The literal length, offset and match length tables.
+    pub(crate) seq: SeqTables,
     /// Whether the sequence tables may be repeated (a block had sequences,
     /// or a dictionary gave them), as libzstd decides.
     pub(crate) seq_ok: bool,
@@ -31,9 +30,7 @@ impl Default for Entropy {
         Entropy {
             huf: HufTable::default(),
             huf_ok: false,
-            ll: SeqTable::default(),
-            of: SeqTable::default(),
-            ml: SeqTable::default(),
+            seq: SeqTables::default(),
             seq_ok: false,
             rep: [1, 4, 8],
         }
@@ -52,9 +49,7 @@ impl Entropy {
     pub(crate) fn set_from(&mut self, dict: &Entropy) {
         self.huf.clone_from(&dict.huf);
         self.huf_ok = dict.huf_ok;
-        self.ll.set(&dict.ll);
-        self.of.set(&dict.of);
-        self.ml.set(&dict.ml);
+        self.seq.set(&dict.seq);
         self.seq_ok = dict.seq_ok;
         self.rep = dict.rep;
     }
@@ -62,14 +57,9 @@ impl Entropy {
     /// Read one table of `field` in `mode` from the start of `src` into
     /// this state; returns the bytes used. Also used for dictionaries.
     pub(crate) fn read_table(&mut self, field: Field, mode: u8, src: &[u8]) -> Result<usize, Fail> {
-        let table = match field {
-            Field::LiteralLength => &mut self.ll,
-            Field::Offset => &mut self.of,
-            Field::MatchLength => &mut self.ml,
-        };
         match mode {
             0 => {
-                table.set(field.predefined());
+                self.seq.set_predefined(field);
                 Ok(0)
             }
             1 => {
@@ -77,21 +67,14 @@ impl Entropy {
                 if symbol as usize > field.max_symbol() {
                     return Err("RLE sequence code out of range");
                 }
-                let (base, add_bits) = field.code(symbol);
-                table.cells[0] = SeqCell {
-                    base,
-                    add_bits,
-                    nb_bits: 0,
-                    next: 0,
-                };
-                table.log = 0;
+                self.seq.set_rle(field, symbol);
                 Ok(1)
             }
             2 => {
                 let (counts, used) = fse::read_counts(src, field.max_log(), field.max_symbol())
                     .ok_or("malformed FSE table description")?;
-                field
-                    .build(&counts, table)
+                self.seq
+                    .build(field, &counts)
                     .ok_or("malformed FSE table description")?;
                 Ok(used)
             }
@@ -263,9 +246,7 @@ pub(crate) fn decode_compressed(
     let mut seqs = Seqs {
         stream: &src[at..],
         count,
-        ll: &ent.ll,
-        of: &ent.of,
-        ml: &ent.ml,
+        tables: &ent.seq,
         lits: &lits[..lit_len + LIT_PAD],
         lit_len,
         rep: ent.rep,

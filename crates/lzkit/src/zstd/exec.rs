@@ -10,7 +10,8 @@
 //! takes the careful path: exact copies, bounds checked.
 
 use super::bits::BackReader;
-use super::seq::{SEQ_CELLS, SeqCell, SeqTable};
+use super::seq::{ALL_CELLS, Field, SEQ_CELLS, SeqCell, SeqTables};
+use core::hint::select_unpredictable;
 use crate::error::ZstdFault;
 use crate::kernels::Kernel;
 use crate::kernels::exact::copy_match_exact;
@@ -29,9 +30,8 @@ pub(crate) struct Seqs<'a> {
     pub(crate) stream: &'a [u8],
     /// Number of sequences (at least 1).
     pub(crate) count: usize,
-    pub(crate) ll: &'a SeqTable,
-    pub(crate) of: &'a SeqTable,
-    pub(crate) ml: &'a SeqTable,
+    /// The literal length, offset and match length tables.
+    pub(crate) tables: &'a SeqTables,
     /// The literals, followed by padding ([`LIT_PAD`] bytes).
     pub(crate) lits: &'a [u8],
     /// Number of literals.
@@ -80,64 +80,97 @@ fn malformed(what: &'static str) -> ZstdFault {
 }
 
 /// The loop of kernel `K` (inlined into each variant's entry point).
+///
+/// Built for few live values, as the loop is bound by the latency of the
+/// state-to-cell chain and short of registers: one base pointer for the
+/// three tables (states index [`SeqTables`]' one array, with no mask or
+/// bounds check: its invariant keeps every state in it), the bit reader as
+/// a window pointer, a container and a count, the output and the literals
+/// as one pointer each, and the limits in memory, compared once a
+/// sequence.
 #[inline(always)]
 pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), ZstdFault> {
     let br = BackReader::new(s.stream)
         .ok_or_else(|| malformed("sequences bitstream has no end marker"))?;
-    // The bit reader's state in locals (registers): window index,
-    // container, bits consumed.
     let stream = s.stream;
     let sp = stream.as_ptr();
-    let (mut bpos, mut bits, mut used) = br.parts();
+    let (bpos, mut bits, mut used) = br.parts();
+    // The window the container was loaded from, as a pointer; reloads
+    // take the fast path while it is at least 8 bytes into the stream.
+    let mut wp = sp.wrapping_add(bpos);
+    let wp_floor = (sp as usize).wrapping_add(8);
     // Read `n <= 56` bits (0 reads 0): `bits >> (64 - used)` masked to `n`
-    // bits (BMI2: `shrx`, `bzhi`). Past 64 consumed bits (a corrupt
-    // stream) values are meaningless, and the stream is rejected at the end.
+    // bits (BMI2: `shrx`, `bzhi`); always below `1 << n`. Past 64
+    // consumed bits (a corrupt stream) values are meaningless, and the
+    // stream is rejected at the end.
     macro_rules! read {
         ($n:expr) => {{
             let n = $n as u32;
+            // The next bits at the container's top, then the top `n`
+            // (two shifts, as `n` may be 0): computed from the bits
+            // consumed before this read, so the count's update runs beside
+            // it rather than before it.
+            let v = ((bits << (used & 63)) >> 1) >> (63 - (n & 63));
             used = used.wrapping_add(n);
-            (bits.wrapping_shr(64u32.wrapping_sub(used)) & ((1u64 << (n & 63)) - 1)) as usize
+            v as usize
         }};
     }
     macro_rules! reload {
         () => {
-            if bpos >= 8 && used <= 64 {
-                bpos -= (used >> 3) as usize;
+            if wp as usize >= wp_floor && used <= 64 {
+                // SAFETY: `wp` is at least 8 bytes into the stream and
+                // moves back at most 8 bytes (used <= 64), so it stays in
+                // it, and it started at most 8 bytes before its end
+                // (BackReader's window), which it only moves away from:
+                // the 8 bytes read are in the stream.
+                unsafe {
+                    wp = wp.sub((used >> 3) as usize);
+                    bits = u64::from_le(wp.cast::<u64>().read_unaligned());
+                }
                 used &= 7;
-                // SAFETY: bpos only decreases from its initial value,
-                // stream.len() - 8 (the stream is at least 8 bytes, as
-                // bpos >= 8 shows), so 8 bytes at bpos are in the stream.
-                bits = u64::from_le(unsafe { sp.add(bpos).cast::<u64>().read_unaligned() });
             } else {
-                (bpos, bits, used) = reload_near_start(stream, bpos, bits, used);
+                let pos = wp as usize - sp as usize;
+                let (pos, b, u) = reload_near_start(stream, pos, bits, used);
+                wp = sp.wrapping_add(pos);
+                bits = b;
+                used = u;
             }
         };
     }
-    // The tables as arrays, not as the boxes that hold them: the loop's
-    // stores go through raw pointers, which may alias a `Box` reached
-    // through `s`, so a `&Box` would be reloaded every sequence (two
-    // dependent loads on the state-to-cell chain instead of one).
-    let ll_t: &[SeqCell; SEQ_CELLS] = &s.ll.cells;
-    let of_t: &[SeqCell; SEQ_CELLS] = &s.of.cells;
-    let ml_t: &[SeqCell; SEQ_CELLS] = &s.ml.cells;
-    const MASK: usize = SEQ_CELLS - 1;
-    let mut ll_state = read!(s.ll.log);
+    let t: &[SeqCell; ALL_CELLS] = s.tables.cells();
+    // A cell by state. Every state is a region's start plus fewer than
+    // `1 << log <= SEQ_CELLS` (the initial states), or a cell's `next`
+    // plus fewer than `1 << nb_bits` (`read!` stays below it), which
+    // SeqTables keeps within ALL_CELLS.
+    macro_rules! cell {
+        ($state:expr) => {{
+            let state: usize = $state;
+            debug_assert!(state < ALL_CELLS);
+            // SAFETY: state < ALL_CELLS, as above.
+            unsafe { *t.get_unchecked(state) }
+        }};
+    }
+    let mut ll_state = Field::LiteralLength.region() + read!(s.tables.log(Field::LiteralLength));
     reload!();
-    let mut of_state = read!(s.of.log);
+    let mut of_state = Field::Offset.region() + read!(s.tables.log(Field::Offset));
     reload!();
-    let mut ml_state = read!(s.ml.log);
+    let mut ml_state = Field::MatchLength.region() + read!(s.tables.log(Field::MatchLength));
     reload!();
+    const _: () = assert!(SEQ_CELLS == 512 && ALL_CELLS == 3 * SEQ_CELLS);
     let [mut r0, mut r1, mut r2] = s.rep;
     let lits = s.lits;
     // Wild literal copies read up to K::OVERRUN past a run; the literal
     // buffer's padding covers it.
     debug_assert!(lits.len() >= s.lit_len + K::OVERRUN.min(64));
-    let lits_end = s.lit_len;
-    let end = o.end;
-    let mut op = o.pos;
-    let mut lit = 0usize;
+    let lits_start = lits.as_ptr();
+    let lits_end = lits_start as usize + s.lit_len;
+    let mut lp = lits_start;
     let mut bp = o.buf.as_mut_ptr();
-    let fast_end = o.buf.len().saturating_sub(K::OVERRUN);
+    let buf_addr = bp as usize;
+    let mut op = bp.wrapping_add(o.pos);
+    // The fast path's limit: room for the kernel's overrun after a
+    // sequence (so also within the block's end).
+    let fast_end = buf_addr + o.buf.len().saturating_sub(K::OVERRUN).min(o.end);
     // Matches from at most `match_at - floor` back take the fast path: they
     // start after the frame's first byte and have the kernel's pattern
     // window before them. And they reach no further than the frame's
@@ -145,35 +178,44 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     // is at most `window` (checked once a block, not per sequence; the few
     // offsets within a block of the window take the careful path, which
     // checks them exactly).
-    let floor = o.base.max(K::HISTORY).max(end.saturating_sub(o.window));
+    let floor = buf_addr + o.base.max(K::HISTORY).max(o.end.saturating_sub(o.window));
     let mut left = s.count;
     loop {
         left -= 1;
-        let llc = ll_t[ll_state & MASK];
-        let ofc = of_t[of_state & MASK];
-        let mlc = ml_t[ml_state & MASK];
+        let llc = cell!(ll_state);
+        let ofc = cell!(of_state);
+        let mlc = cell!(ml_state);
+        // No literals: known from the cell (literal length code 0 is the
+        // only one with baseline 0), before its extra bits are read.
+        let ll0 = (llc.base == 0) as usize;
         let of_value = ofc.base as usize + read!(ofc.add_bits);
-        let ml = mlc.base as usize + read!(mlc.add_bits);
+        // Lengths without extra bits (most of them on many columns) skip
+        // the read, which shortens the chain through the bit count.
+        let mut ml = mlc.base as usize;
+        if mlc.add_bits != 0 {
+            ml += read!(mlc.add_bits);
+        }
         if ofc.add_bits as u32 + mlc.add_bits as u32 + llc.add_bits as u32 > 30 {
             reload!();
         }
-        let ll = llc.base as usize + read!(llc.add_bits);
+        let mut ll = llc.base as usize;
+        if llc.add_bits != 0 {
+            ll += read!(llc.add_bits);
+        }
         // Repeat offsets, without branches (repeat and new offsets mix at
         // random on many columns): `of_value` 1-3 picks a repeat offset
         // (shifted by one when there are no literals; the fourth is
         // rep0 - 1), above 3 it is a new offset, `of_value - 3`.
         let is_new = of_value > 3;
-        let idx = of_value.wrapping_sub(1) + (ll == 0) as usize;
-        let picked = match idx {
-            0 => r0,
-            1 => r1,
-            2 => r2,
-            _ => r0.wrapping_sub(1),
-        };
-        let offset = if is_new { of_value - 3 } else { picked };
-        let moved = is_new || idx != 0;
-        r2 = if is_new || idx >= 2 { r1 } else { r2 };
-        r1 = if moved { r0 } else { r1 };
+        let idx = of_value.wrapping_sub(1) + ll0;
+        let low = select_unpredictable(idx == 0, r0, r1);
+        let high = select_unpredictable(idx == 2, r2, r0.wrapping_sub(1));
+        let picked = select_unpredictable(idx < 2, low, high);
+        let offset = select_unpredictable(is_new, of_value.wrapping_sub(3), picked);
+        let keep1 = !is_new && idx == 0;
+        let keep2 = !is_new && idx < 2;
+        r2 = select_unpredictable(keep2, r2, r1);
+        r1 = select_unpredictable(keep1, r1, r0);
         r0 = offset;
         if left > 0 {
             ll_state = llc.next as usize + read!(llc.nb_bits);
@@ -181,45 +223,61 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             of_state = ofc.next as usize + read!(ofc.nb_bits);
             reload!();
         }
-        // Execute.
-        if ll > lits_end - lit {
-            return Err(malformed("literal length runs past the block's literals"));
-        }
+        // Execute: the fast path when the literals are there, the output
+        // has room for the sequence and the kernel's overrun, and the
+        // match starts in the frame's output with the kernel's history
+        // before it (1 <= offset <= match_at - floor, in one compare:
+        // offset 0 wraps to the largest value).
         let total = ll + ml;
-        if total > end - op {
-            return Err(o.too_small());
-        }
-        let match_at = op + ll;
-        // 1 <= offset <= match_at - floor, in one compare: offset 0 wraps
-        // to the largest value, and match_at < floor leaves no room.
-        if op + total <= fast_end && offset.wrapping_sub(1) < match_at.saturating_sub(floor) {
-            // SAFETY: the literal source `lit .. lit + ll + OVERRUN` is
-            // inside `lits` (ll <= lits_end - lit, padding >= OVERRUN); the
+        let match_addr = (op as usize).wrapping_add(ll);
+        if ll <= lits_end - lp as usize
+            && (op as usize).wrapping_add(total) <= fast_end
+            && offset.wrapping_sub(1) < match_addr.saturating_sub(floor)
+        {
+            // SAFETY: the literal source `lp .. lp + ll + OVERRUN` is
+            // inside `lits` (ll <= lits_end - lp, padding >= OVERRUN); the
             // destination `op .. op + total + OVERRUN` is inside `buf`
             // (op + total <= fast_end); the match source starts at
             // match_at - offset >= floor >= base and the kernel's pattern
-            // window at match_at - max(offset, HISTORY) >= 0 (floor >=
-            // HISTORY), all initialised bytes of `buf` (the whole slice is).
+            // window at match_at - max(offset, HISTORY) >= buf's start
+            // (floor >= HISTORY), all initialised bytes of `buf` (the
+            // whole slice is).
             unsafe {
-                K::copy_literals(bp.add(op), lits.as_ptr().add(lit), ll);
-                if K::FILLS_FROM_WINDOW && offset < 16 {
+                let dst = op.add(ll);
+                if ll <= 16 {
+                    // Most literal runs: one chunk (ll + OVERRUN >= 16
+                    // on both sides).
+                    crate::kernels::copy_chunk::<16>(op, lp);
+                } else {
+                    K::copy_literals(op, lp, ll);
+                }
+                lp = lp.add(ll);
+                if ml <= 16 && offset >= 16 {
+                    // A short match from at least 16 back: one 16-byte
+                    // chunk, whose load ends by `dst` (past the frame's
+                    // start as checked above), whose store ends within
+                    // `ml + OVERRUN` (ml >= 1, OVERRUN >= 16).
+                    crate::kernels::copy_chunk::<16>(dst, dst.sub(offset));
+                } else if ml <= 8 && offset >= 8 {
+                    // The same with 8 bytes from at least 8 back.
+                    crate::kernels::copy_chunk::<8>(dst, dst.sub(offset));
+                } else if K::FILLS_FROM_WINDOW && offset < 16 {
                     // The pattern's bytes come from the literals just
                     // copied where they all do (`offset <= ll`): loaded
                     // from the literal buffer, written long before, rather
                     // than from the output, just written (see
                     // `Kernel::fill_short`).
-                    let from = lit + ll;
-                    let window_end = if offset <= ll && from >= 16 {
-                        lits.as_ptr().add(from)
+                    let window_end = if offset <= ll && lp as usize - lits_start as usize >= 16 {
+                        lp
                     } else {
-                        bp.add(match_at).cast_const()
+                        dst.cast_const()
                     };
                     // SAFETY: as above; the 16 bytes before `window_end`
-                    // are initialised (literal buffer: from >= 16;
+                    // are initialised (literal buffer: 16 bytes in;
                     // output: HISTORY >= 16 for these kernels) and their
                     // last `offset` are the match's source; the fill writes
                     // at most 15 bytes past the match, within OVERRUN >= 16.
-                    K::fill_short(bp.add(match_at), window_end, offset, ml);
+                    K::fill_short(dst, window_end, offset, ml);
                 } else if K::MID_OFFSET_CHUNK && (16..32).contains(&offset) && ml <= 16 {
                     // One 16-byte chunk, whose load ends before the match:
                     // the kernel's 32-byte pattern load (offsets 16 to 31)
@@ -229,38 +287,43 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     // `dst` (offset >= 16), past the frame's start as
                     // checked above; the store's 16 bytes end within
                     // `ml + OVERRUN` (ml >= 1 and OVERRUN >= 16).
-                    let dst = bp.add(match_at);
                     crate::kernels::copy_chunk::<16>(dst, dst.sub(offset));
                 } else {
-                    K::copy_match(bp.add(match_at), offset, ml);
+                    K::copy_match(dst, offset, ml);
                 }
+                op = dst.add(ml);
             }
-            op += total;
-            lit += ll;
         } else {
-            // Careful path: exact copies.
-            o.buf[op..match_at].copy_from_slice(&lits[lit..lit + ll]);
-            lit += ll;
-            op = careful_match(o, match_at, offset, ml)?;
+            // Careful path: exact checks and copies, by index.
+            let pos = op as usize - buf_addr;
+            let lit = lp as usize - lits_start as usize;
+            let pos = careful_sequence(o, &lits[..s.lit_len], pos, lit, ll, ml, offset)?;
+            lp = lits_start.wrapping_add(lit + ll);
+            // The safe indexing reborrowed the buffer: pointers into it
+            // are taken again.
             bp = o.buf.as_mut_ptr();
+            op = bp.wrapping_add(pos);
         }
         if left == 0 {
             break;
         }
     }
-    if !BackReader::from_parts(stream, bpos, bits, used).finished() {
+    let pos = wp as usize - sp as usize;
+    if !BackReader::from_parts(stream, pos, bits, used).finished() {
         return Err(malformed(
             "sequences bitstream does not end where its sequences do",
         ));
     }
     s.rep = [r0, r1, r2];
     // Last literals.
-    let rest = lits_end - lit;
-    if rest > end - op {
+    let pos = op as usize - buf_addr;
+    let lit = lp as usize - lits_start as usize;
+    let rest = s.lit_len - lit;
+    if rest > o.end - pos {
         return Err(o.too_small());
     }
-    o.buf[op..op + rest].copy_from_slice(&lits[lit..lits_end]);
-    o.pos = op + rest;
+    o.buf[pos..pos + rest].copy_from_slice(&lits[lit..s.lit_len]);
+    o.pos = pos + rest;
     Ok(())
 }
 
@@ -272,6 +335,30 @@ fn reload_near_start(stream: &[u8], pos: usize, bits: u64, used: u32) -> (usize,
     let mut r = BackReader::from_parts(stream, pos, bits, used);
     r.reload();
     r.parts()
+}
+
+/// One sequence with exact checks and copies: `ll` literals from
+/// `lits[lit..]` to `o.buf[pos..]`, then the match; returns the end.
+#[cold]
+#[inline(never)]
+fn careful_sequence(
+    o: &mut Out<'_>,
+    lits: &[u8],
+    pos: usize,
+    lit: usize,
+    ll: usize,
+    ml: usize,
+    offset: usize,
+) -> Result<usize, ZstdFault> {
+    if ll > lits.len() - lit {
+        return Err(malformed("literal length runs past the block's literals"));
+    }
+    if ll + ml > o.end - pos {
+        return Err(o.too_small());
+    }
+    let match_at = pos + ll;
+    o.buf[pos..match_at].copy_from_slice(&lits[lit..lit + ll]);
+    careful_match(o, match_at, offset, ml)
 }
 
 /// Copy a match of `len` bytes at `at` from `offset` back with exact

@@ -9,7 +9,6 @@ use std::sync::OnceLock;
 /// One cell of a sequence decoding table: the symbol's baseline and extra
 /// bits, and the state transition (8 bytes).
 #[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
 pub(crate) struct SeqCell {
     pub(crate) base: u32,
     pub(crate) add_bits: u8,
@@ -17,38 +16,144 @@ pub(crate) struct SeqCell {
     pub(crate) next: u16,
 }
 
-/// Cells of the largest sequence table (accuracy log 9).
+/// Cells of the largest sequence table (accuracy log 9): each field's
+/// region of [`SeqTables`].
 pub(crate) const SEQ_CELLS: usize = 512;
 
-/// A sequence decoding table (literal lengths, offsets or match lengths).
+/// Cells of the three tables together.
+pub(crate) const ALL_CELLS: usize = 3 * SEQ_CELLS;
+
+/// The three sequence decoding tables in one allocation, literal lengths,
+/// offsets and match lengths at cells 0, [`SEQ_CELLS`] and
+/// `2 * SEQ_CELLS`, so the sequence loop holds one base pointer.
+///
+/// A cell's `next` is an index into the whole array (its region's offset
+/// included), and every cell keeps `next + (1 << nb_bits) <= ALL_CELLS`
+/// (enforced where cells are written: [`SeqTables::put`]). A state is
+/// always a field's region offset plus at most `(1 << log) - 1`, or a
+/// cell's `next` plus `nb_bits` bits, so it indexes the array without a
+/// mask or a bounds check, whatever the input.
 #[derive(Clone)]
-pub(crate) struct SeqTable {
-    pub(crate) cells: Box<[SeqCell; SEQ_CELLS]>,
-    pub(crate) log: u32,
+pub(crate) struct SeqTables {
+    cells: Box<[SeqCell; ALL_CELLS]>,
+    /// Accuracy log per field (0 for RLE), in [`Field`] order.
+    logs: [u32; 3],
 }
 
-impl std::fmt::Debug for SeqTable {
+impl std::fmt::Debug for SeqTables {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SeqTable").field("log", &self.log).finish()
+        f.debug_struct("SeqTables")
+            .field("logs", &self.logs)
+            .finish()
     }
 }
 
-impl Default for SeqTable {
+impl Default for SeqTables {
     fn default() -> Self {
-        SeqTable {
-            cells: Box::new([SeqCell::default(); SEQ_CELLS]),
-            log: 0,
+        let mut t = SeqTables {
+            cells: Box::new([SeqCell::default(); ALL_CELLS]),
+            logs: [0; 3],
+        };
+        // Each region's default cell stays in its region.
+        for field in Field::ALL {
+            t.put(field, 0, 0, 0, 0, 0);
+        }
+        t
+    }
+}
+
+impl SeqTables {
+    /// The cells, for the sequence loop (see the type's invariant).
+    #[inline(always)]
+    pub(crate) fn cells(&self) -> &[SeqCell; ALL_CELLS] {
+        &self.cells
+    }
+
+    /// `field`'s accuracy log (the bits of its initial state).
+    #[inline(always)]
+    pub(crate) fn log(&self, field: Field) -> u32 {
+        self.logs[field as usize]
+    }
+
+    /// Write cell `i` of `field`'s region; `next` is relative to the
+    /// region. A cell whose transition would leave the region (never for
+    /// a table built from valid counts) is stored as a transition to the
+    /// region's first cell, which keeps the invariant.
+    #[inline]
+    fn put(&mut self, field: Field, i: usize, base: u32, add_bits: u8, nb_bits: u8, next: u16) {
+        let region = field.region();
+        let fits = nb_bits <= 9 && next as usize + (1usize << nb_bits) <= SEQ_CELLS;
+        let (nb_bits, next) = if fits { (nb_bits, next) } else { (0, 0) };
+        self.cells[region + (i & (SEQ_CELLS - 1))] = SeqCell {
+            base,
+            add_bits,
+            nb_bits,
+            next: (region + next as usize) as u16,
+        };
+    }
+
+    /// `field`'s table from normalized counts.
+    pub(super) fn build(&mut self, field: Field, counts: &Counts) -> Option<()> {
+        if counts.accuracy_log > field.max_log() {
+            return None;
+        }
+        fse::build(counts, |i, symbol, nb_bits, next| {
+            let (base, add_bits) = field.code(symbol);
+            self.put(field, i, base, add_bits, nb_bits, next);
+        })?;
+        self.logs[field as usize] = counts.accuracy_log;
+        Some(())
+    }
+
+    /// `field`'s table as one symbol (RLE mode).
+    pub(super) fn set_rle(&mut self, field: Field, symbol: u8) {
+        let (base, add_bits) = field.code(symbol);
+        self.put(field, 0, base, add_bits, 0, 0);
+        self.logs[field as usize] = 0;
+    }
+
+    /// `field`'s predefined table (copied from one built once).
+    pub(super) fn set_predefined(&mut self, field: Field) {
+        self.copy_field(predefined(), field);
+    }
+
+    /// Copy `field`'s table (its used cells) from `other`.
+    fn copy_field(&mut self, other: &SeqTables, field: Field) {
+        let r = field.region();
+        let n = 1usize << other.logs[field as usize];
+        self.cells[r..r + n].copy_from_slice(&other.cells[r..r + n]);
+        self.logs[field as usize] = other.logs[field as usize];
+    }
+
+    /// Copy the three tables (their used cells) from `other`.
+    pub(super) fn set(&mut self, other: &SeqTables) {
+        for field in Field::ALL {
+            self.copy_field(other, field);
         }
     }
 }
 
-impl SeqTable {
-    /// Copy `other` into this table (only its used cells).
-    pub(super) fn set(&mut self, other: &SeqTable) {
-        let n = 1usize << other.log;
-        self.cells[..n].copy_from_slice(&other.cells[..n]);
-        self.log = other.log;
-    }
+/// The predefined tables (RFC 8878 section 3.1.1.3.2.2), built once.
+fn predefined() -> &'static SeqTables {
+    static TABLES: OnceLock<SeqTables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut t = SeqTables::default();
+        for (field, dist, log) in [
+            (Field::LiteralLength, &LL_DEFAULT[..], 6),
+            (Field::Offset, &OF_DEFAULT[..], 5),
+            (Field::MatchLength, &ML_DEFAULT[..], 6),
+        ] {
+            let mut counts = Counts {
+                counts: [0; MAX_SYMBOLS],
+                symbols: dist.len(),
+                accuracy_log: log,
+            };
+            counts.counts[..dist.len()].copy_from_slice(dist);
+            t.build(field, &counts)
+                .expect("the predefined distributions are valid");
+        }
+        t
+    })
 }
 
 /// Which of the three sequence fields a table codes.
@@ -122,6 +227,14 @@ const OF_DEFAULT: [i16; 29] = [
 ];
 
 impl Field {
+    /// The three fields, in table order.
+    pub(crate) const ALL: [Field; 3] = [Field::LiteralLength, Field::Offset, Field::MatchLength];
+
+    /// The first cell of the field's region of [`SeqTables`].
+    pub(crate) const fn region(self) -> usize {
+        self as usize * SEQ_CELLS
+    }
+
     /// Largest symbol (code).
     pub(super) const fn max_symbol(self) -> usize {
         match self {
@@ -149,46 +262,5 @@ impl Field {
             Field::MatchLength => ML_CODES[(s - 32).min(20)],
             Field::Offset => (1u32 << (s & 31), s as u8),
         }
-    }
-
-    /// Build `table` from normalized counts.
-    pub(super) fn build(self, counts: &Counts, table: &mut SeqTable) -> Option<()> {
-        fse::build(counts, |i, symbol, nb_bits, next| {
-            let (base, add_bits) = self.code(symbol);
-            table.cells[i & (SEQ_CELLS - 1)] = SeqCell {
-                base,
-                add_bits,
-                nb_bits,
-                next,
-            };
-        })?;
-        table.log = counts.accuracy_log;
-        Some(())
-    }
-
-    /// The predefined table.
-    pub(super) fn predefined(self) -> &'static SeqTable {
-        static TABLES: OnceLock<[SeqTable; 3]> = OnceLock::new();
-        let tables = TABLES.get_or_init(|| {
-            let make = |field: Field, dist: &[i16], log: u32| {
-                let mut counts = Counts {
-                    counts: [0; MAX_SYMBOLS],
-                    symbols: dist.len(),
-                    accuracy_log: log,
-                };
-                counts.counts[..dist.len()].copy_from_slice(dist);
-                let mut t = SeqTable::default();
-                field
-                    .build(&counts, &mut t)
-                    .expect("the predefined distributions are valid");
-                t
-            };
-            [
-                make(Field::LiteralLength, &LL_DEFAULT, 6),
-                make(Field::Offset, &OF_DEFAULT, 5),
-                make(Field::MatchLength, &ML_DEFAULT, 6),
-            ]
-        });
-        &tables[self as usize]
     }
 }
