@@ -95,17 +95,19 @@ pub(crate) fn read_counts(src: &[u8], max_log: u32, max_symbol: usize) -> Option
     ))
 }
 
-/// Spread the symbols of `counts` over a table of `1 << accuracy_log`
-/// cells, as the format prescribes: `fill(cell, symbol, nb_bits,
-/// next_state_base)` is called once per cell. `None` if the counts do not
-/// fill the table exactly.
-pub(crate) fn build(counts: &Counts, mut fill: impl FnMut(usize, u8, u8, u16)) -> Option<()> {
+/// Spread the symbols of `counts` over the first `1 << accuracy_log`
+/// entries of `symbols`, as the format prescribes; returns the first
+/// state of each symbol (its count, 1 for a "less than one"
+/// probability). `None` if the counts do not fill the table exactly.
+pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; MAX_SYMBOLS]> {
     let log = counts.accuracy_log;
+    if log > 9 {
+        return None;
+    }
     let size = 1usize << log;
-    let mut symbols = [0u8; 1 << 9];
     let mut next = [0u16; MAX_SYMBOLS];
     let mut high = size - 1;
-    let cs = &counts.counts[..counts.symbols];
+    let cs = &counts.counts[..counts.symbols.min(MAX_SYMBOLS)];
     for (s, &c) in cs.iter().enumerate() {
         if c == -1 {
             symbols[high] = s as u8;
@@ -118,6 +120,34 @@ pub(crate) fn build(counts: &Counts, mut fill: impl FnMut(usize, u8, u8, u16)) -
     let step = (size >> 1) + (size >> 3) + 3;
     let mask = size - 1;
     let mut position = 0usize;
+    if high == size - 1 {
+        // No "less than one" symbol: lay the symbols out in order, 8 at a
+        // time, then visit the table's positions once each (the step is
+        // odd, so it visits all of them and comes back to 0).
+        let mut runs = [0u8; 512 + 8];
+        let mut at = 0usize;
+        for (s, &c) in cs.iter().enumerate() {
+            let c = c.max(0) as usize;
+            if at + c > size {
+                return None;
+            }
+            let word = (s as u64).wrapping_mul(0x0101_0101_0101_0101).to_le_bytes();
+            let mut k = 0;
+            while k < c {
+                runs[at + k..at + k + 8].copy_from_slice(&word);
+                k += 8;
+            }
+            at += c;
+        }
+        if at != size {
+            return None;
+        }
+        for &symbol in &runs[..size] {
+            symbols[position] = symbol;
+            position = (position + step) & mask;
+        }
+        return Some(next);
+    }
     for (s, &c) in cs.iter().enumerate() {
         for _ in 0..c.max(0) {
             symbols[position] = s as u8;
@@ -134,18 +164,40 @@ pub(crate) fn build(counts: &Counts, mut fill: impl FnMut(usize, u8, u8, u16)) -
     if position != 0 {
         return None;
     }
+    Some(next)
+}
+
+/// Build the decoding table of `counts`: `fill(cell, symbol, nb_bits,
+/// next_state_base)` is called once per cell, in order. `None` if the
+/// counts do not fill the table exactly.
+pub(crate) fn build(counts: &Counts, mut fill: impl FnMut(usize, u8, u8, u16)) -> Option<()> {
+    let log = counts.accuracy_log;
+    let size = 1usize << log;
+    let mut symbols = [0u8; 512];
+    let mut next = spread(counts, &mut symbols)?;
     for (cell, &s) in symbols[..size].iter().enumerate() {
-        let state = next[s as usize];
-        next[s as usize] += 1;
-        if state == 0 {
-            return None;
-        }
-        // state < 2 * size, so highbit(state) <= log.
-        let nb_bits = log.saturating_sub(highbit(state as u32));
-        let base = ((state as u32) << nb_bits).wrapping_sub(size as u32) as u16;
-        fill(cell, s, nb_bits as u8, base);
+        let (nb_bits, base) = transition(&mut next, s, log)?;
+        fill(cell, s, nb_bits, base);
     }
     Some(())
+}
+
+/// The next transition of symbol `s` in a table of `1 << log` cells:
+/// (state bits, next state base), from and advancing its state in
+/// `next`. `None` for a symbol with no state (counts that do not match
+/// the spread).
+#[inline(always)]
+pub(crate) fn transition(next: &mut [u16; MAX_SYMBOLS], s: u8, log: u32) -> Option<(u8, u16)> {
+    let slot = next.get_mut(s as usize)?;
+    let state = *slot;
+    *slot = state.wrapping_add(1);
+    if state == 0 {
+        return None;
+    }
+    // state < 2 * size for valid counts, so highbit(state) <= log.
+    let nb_bits = log.saturating_sub(highbit(state as u32));
+    let base = ((state as u32) << nb_bits).wrapping_sub(1 << log) as u16;
+    Some((nb_bits as u8, base))
 }
 
 /// `floor(log2(x))` for `x >= 1`.

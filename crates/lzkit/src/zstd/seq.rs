@@ -94,14 +94,23 @@ impl SeqTables {
 
     /// `field`'s table from normalized counts.
     pub(super) fn build(&mut self, field: Field, counts: &Counts) -> Option<()> {
-        if counts.accuracy_log > field.max_log() {
+        let log = counts.accuracy_log;
+        if log > field.max_log() {
             return None;
         }
-        fse::build(counts, |i, symbol, nb_bits, next| {
-            let (base, add_bits) = field.code(symbol);
-            self.put(field, i, base, add_bits, nb_bits, next);
-        })?;
-        self.logs[field as usize] = counts.accuracy_log;
+        let mut symbols = [0u8; 512];
+        let mut next = fse::spread(counts, &mut symbols)?;
+        // Each symbol's code once, not once per cell.
+        let mut codes = [(0u32, 0u8); MAX_SYMBOLS];
+        for (s, code) in codes.iter_mut().enumerate().take(counts.symbols) {
+            *code = field.code(s as u8);
+        }
+        for (i, &s) in symbols[..1usize << log].iter().enumerate() {
+            let (nb_bits, base_state) = fse::transition(&mut next, s, log)?;
+            let (base, add_bits) = codes[s as usize % MAX_SYMBOLS];
+            self.put(field, i, base, add_bits, nb_bits, base_state);
+        }
+        self.logs[field as usize] = log;
         Some(())
     }
 
