@@ -86,13 +86,6 @@ pub(crate) trait Kernel {
     /// [`Kernel::copy_match`].
     const FILLS_FROM_WINDOW: bool = false;
 
-    /// Whether a loop should copy a match of at most 16 bytes with an
-    /// offset of 16 to 31, just after storing a literal run, as one 16-byte
-    /// chunk whose load ends before the match (x86-64): the pattern loads
-    /// of [`Kernel::copy_match`] for those offsets reach into the literals
-    /// just stored, a load that store-to-load forwarding cannot serve.
-    const MID_OFFSET_CHUNK: bool = cfg!(target_arch = "x86_64");
-
     /// Smallest offset [`Kernel::copy_short_match`] handles.
     const SHORT_MATCH_MIN_OFFSET: usize = 8;
 

@@ -278,16 +278,6 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     // last `offset` are the match's source; the fill writes
                     // at most 15 bytes past the match, within OVERRUN >= 16.
                     K::fill_short(dst, window_end, offset, ml);
-                } else if K::MID_OFFSET_CHUNK && (16..32).contains(&offset) && ml <= 16 {
-                    // One 16-byte chunk, whose load ends before the match:
-                    // the kernel's 32-byte pattern load (offsets 16 to 31)
-                    // would reach into the literals just stored, a load
-                    // store-to-load forwarding cannot serve. In bounds:
-                    // the load `dst - offset .. dst - offset + 16` ends by
-                    // `dst` (offset >= 16), past the frame's start as
-                    // checked above; the store's 16 bytes end within
-                    // `ml + OVERRUN` (ml >= 1 and OVERRUN >= 16).
-                    crate::kernels::copy_chunk::<16>(dst, dst.sub(offset));
                 } else {
                     K::copy_match(dst, offset, ml);
                 }

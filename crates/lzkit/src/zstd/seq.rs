@@ -273,3 +273,81 @@ impl Field {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Normalized counts for a table of `1 << log` cells over `symbols`
+    /// symbols, some "less than one", from `weights`.
+    fn counts(log: u32, weights: &[u8]) -> Counts {
+        let size = 1i32 << log;
+        let mut c = [0i16; MAX_SYMBOLS];
+        let n = weights.len();
+        let mut left = size;
+        for (s, &w) in weights.iter().enumerate() {
+            let rest = (n - s - 1) as i32;
+            let v = match w % 4 {
+                0 => 0,
+                1 => -1,
+                _ => (w as i32 % 7 + 1).min(left - rest),
+            };
+            let v = if v > 0 && left - v < rest { 0 } else { v };
+            c[s] = v as i16;
+            left -= v.abs();
+        }
+        // The last symbol takes what is left.
+        c[n - 1] = left.max(1) as i16 + c[n - 1].max(0);
+        let symbols = n;
+        Counts {
+            counts: c,
+            symbols,
+            accuracy_log: log,
+        }
+    }
+
+    proptest! {
+        /// Every built cell stays in its region and matches the generic
+        /// FSE build, for any counts that fill the table.
+        #[test]
+        fn tables_keep_their_invariant(log in 5u32..=9, weights in prop::collection::vec(any::<u8>(), 2..36)) {
+            let c = counts(log, &weights);
+            let sum: i32 = c.counts[..c.symbols].iter().map(|&v| (v as i32).abs()).sum();
+            prop_assume!(sum == 1 << log);
+            for field in [Field::LiteralLength, Field::MatchLength] {
+                let mut t = SeqTables::default();
+                let built = t.build(field, &c);
+                let mut reference = Vec::new();
+                let generic = fse::build(&c, |i, symbol, nb_bits, next| {
+                    reference.push((i, symbol, nb_bits, next));
+                });
+                prop_assert_eq!(built.is_some(), generic.is_some());
+                if built.is_none() {
+                    continue;
+                }
+                for (i, symbol, nb_bits, next) in reference {
+                    let cell = t.cells()[field.region() + i];
+                    let (base, add_bits) = field.code(symbol);
+                    prop_assert_eq!(cell.base, base);
+                    prop_assert_eq!(cell.add_bits, add_bits);
+                    prop_assert_eq!(cell.nb_bits, nb_bits);
+                    prop_assert_eq!(cell.next as usize, field.region() + next as usize);
+                    prop_assert!(cell.next as usize + (1 << cell.nb_bits) <= field.region() + SEQ_CELLS);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_cell_of_every_table_stays_in_the_array() {
+        let mut t = SeqTables::default();
+        for field in Field::ALL {
+            t.set_predefined(field);
+        }
+        t.set_rle(Field::Offset, 31);
+        for cell in t.cells().iter() {
+            assert!(cell.next as usize + (1usize << cell.nb_bits) <= ALL_CELLS);
+        }
+    }
+}
