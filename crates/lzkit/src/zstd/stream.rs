@@ -262,7 +262,13 @@ impl<R: Read> FrameDecoder<R> {
 
     /// Make `win[pos..]` hold a block of `block_max` bytes and the slack,
     /// sliding the window (keeping its last `window` bytes) when it would
-    /// grow past twice the window.
+    /// grow past twice the window. The buffer grows with the output,
+    /// doubling as a vector does, but never past that largest size (twice
+    /// the window and a block and the slack): a vector's own doubling asks
+    /// for up to twice as much, never used, and an allocation that large
+    /// is one the system allocator maps afresh for every new decoder
+    /// (glibc's above 32 MiB: an 8 MiB window's), every page of it faulted
+    /// in again as the output reaches it.
     fn make_room(&mut self, st: &mut FrameState, block_max: usize) -> Result<()> {
         let window = st.header.window.min(usize::MAX as u64 / 4) as usize;
         let need = self.pos + block_max + SLACK;
@@ -280,7 +286,21 @@ impl<R: Read> FrameDecoder<R> {
             self.pos = keep;
             self.emitted = keep;
         }
-        mem::grow_zeroed(&mut self.win, self.pos + block_max + SLACK)
+        let need = self.pos + block_max + SLACK;
+        if need > self.win.len() {
+            let target = self
+                .win
+                .capacity()
+                .saturating_mul(2)
+                .clamp(need, cap.max(need));
+            if target > self.win.capacity() {
+                self.win
+                    .try_reserve_exact(target - self.win.len())
+                    .map_err(|_| mem::out_of_memory(need))?;
+            }
+            self.win.resize(need, 0);
+        }
+        Ok(())
     }
 }
 
@@ -312,5 +332,89 @@ impl<R: Read> Read for FrameDecoder<R> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `data` compressed by libzstd at `level` with window log `log`.
+    fn frame(data: &[u8], level: i32, log: u32) -> Vec<u8> {
+        let mut enc = zstd::stream::write::Encoder::new(Vec::new(), level).unwrap();
+        enc.window_log(log).unwrap();
+        std::io::Write::write_all(&mut enc, data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// Data with copies from a window back, and random bytes between.
+    fn data(len: usize, window: usize) -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut v = Vec::with_capacity(len);
+        while v.len() < len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if v.len() > window && !x.is_multiple_of(3) {
+                let from = v.len() - window + (x >> 40) as usize % 16;
+                for i in 0..(x >> 20) as usize % 200 {
+                    let b = v[from + i];
+                    v.push(b);
+                }
+            } else {
+                v.push(x as u8);
+            }
+        }
+        v.truncate(len);
+        v
+    }
+
+    /// The window buffer never grows past two windows and a block (the
+    /// doubling of a growing vector stops there), however much is decoded
+    /// and whatever the reads.
+    #[test]
+    fn buffer_stays_within_two_windows_and_a_block() {
+        for (log, len) in [(10u32, 200_000), (17, 1_500_000), (20, 3_000_000)] {
+            let window = 1usize << log;
+            let original = data(len, window);
+            let f = frame(&original, 3, log);
+            let block_max = window.min(128 << 10);
+            let most = 2 * window + block_max + SLACK;
+            for k in [1usize, 4096, 1 << 20] {
+                let mut d = FrameDecoder::new(&f[..]);
+                let mut out = Vec::new();
+                let mut buf = vec![0u8; k];
+                loop {
+                    let n = d.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    out.extend_from_slice(&buf[..n]);
+                    assert!(
+                        d.win.capacity() <= most,
+                        "window 2^{log}: {} bytes held, at most {most}",
+                        d.win.capacity()
+                    );
+                }
+                assert!(out == original, "window 2^{log}, {k}-byte reads");
+            }
+        }
+    }
+
+    /// A frame whose header claims a large window but holds little gets a
+    /// buffer for what it holds.
+    #[test]
+    fn buffer_grows_with_the_output_not_the_claim() {
+        let original = data(5000, 1000);
+        let f = frame(&original, 3, 27);
+        let mut d = FrameDecoder::new(&f[..]);
+        let mut out = Vec::new();
+        d.read_to_end(&mut out).unwrap();
+        assert!(out == original);
+        assert!(
+            d.win.capacity() < 1 << 20,
+            "{} bytes held",
+            d.win.capacity()
+        );
     }
 }
