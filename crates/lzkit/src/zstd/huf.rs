@@ -13,7 +13,7 @@ const PAIRS_PER_CELL: usize = 1;
 impl HufTable {
     /// Whether a section of `len` literals is worth the table of pairs.
     fn wants_pairs(&self, len: usize) -> bool {
-        len >= PAIRS_PER_CELL << self.bits
+        len >= PAIRS_PER_CELL << self.log
     }
 }
 
@@ -22,16 +22,24 @@ impl HufTable {
 const MAX_BITS: u32 = 12;
 /// Cells of the decoding table for the longest code.
 const TABLE_CELLS: usize = 1 << MAX_BITS;
+/// The index width of every table whose codes fit in it: shorter codes
+/// are spread over it, so the decoding loops index with a constant shift
+/// and take five lookups per refill (5 * 11 <= 56 bits).
+const FAST_LOG: u32 = 11;
 
-/// A Huffman decoding table: indexed by the next `bits` bits of a stream,
-/// each cell holds `symbol | code_length << 8`.
+/// A Huffman decoding table: indexed by the next `log` bits of a stream
+/// (`FAST_LOG`, or 12 for 12-bit codes), each cell holds
+/// `code_length | symbol << 8`, so a container shifts by the cell itself.
 #[derive(Clone)]
 pub(crate) struct HufTable {
     cells: Box<[u16; TABLE_CELLS]>,
+    /// The longest code's length.
     bits: u32,
+    /// The index width of `cells` and `pairs`: `max(bits, FAST_LOG)`.
+    log: u32,
     /// The double-symbol table, built from `cells` when first needed:
-    /// `s1 | s2 << 8 | bits << 16 | symbols << 24`, two symbols wherever
-    /// both codes fit in the `bits` bits that index it.
+    /// `code_bits | s1 << 8 | s2 << 16 | symbols << 24`, two symbols
+    /// wherever both codes fit in the `log` bits that index it.
     pairs: Option<Box<[u32; TABLE_CELLS]>>,
     pairs_valid: bool,
 }
@@ -49,6 +57,7 @@ impl Default for HufTable {
         HufTable {
             cells: Box::new([0; TABLE_CELLS]),
             bits: 0,
+            log: FAST_LOG,
             pairs: None,
             pairs_valid: false,
         }
@@ -127,14 +136,23 @@ impl HufTable {
             start[w] = next;
             next += (rank[w] as usize) << (w - 1);
         }
+        // The table is indexed by `log >= bits` bits: each cell of a
+        // `bits`-bit table spreads over `1 << spread` cells.
+        let log = bits.max(FAST_LOG);
+        let spread = log - bits;
+        for s in &mut start {
+            *s <<= spread;
+        }
         let mut put = |symbol: usize, w: u8| {
             if w == 0 {
                 return;
             }
-            let len = 1usize << (w - 1);
+            let len = 1usize << (w as u32 - 1 + spread);
             let s = start[w as usize];
-            let cell = symbol as u16 | ((bits + 1 - w as u32) as u16) << 8;
-            self.cells[s..s + len].fill(cell);
+            let cell = (bits + 1 - w as u32) as u16 | (symbol as u16) << 8;
+            if let Some(run) = self.cells.get_mut(s..s + len) {
+                run.fill(cell);
+            }
             start[w as usize] += len;
         };
         for (symbol, &w) in weights.iter().enumerate() {
@@ -142,6 +160,7 @@ impl HufTable {
         }
         put(count, last as u8);
         self.bits = bits;
+        self.log = log;
         self.pairs_valid = false;
         Ok(())
     }
@@ -149,21 +168,46 @@ impl HufTable {
     /// Build the double-symbol table from the single-symbol one: at each
     /// index, the first code's symbol and, where the next code also fits
     /// in the index's remaining bits, the second's.
+    ///
+    /// The cells of a first code of length `l` form a run of
+    /// `1 << (log - l)`, whose second codes are those of the single table
+    /// sampled every `1 << l` cells: the same for every first code of
+    /// that length, so they are gathered once per length (the runs come
+    /// sorted by length) and added to each run's first symbol.
     fn build_pairs(&mut self) {
-        let bits = self.bits;
-        let mask = (1usize << bits) - 1;
+        let log = self.log;
+        let size = 1usize << log;
         let cells = &*self.cells;
         let pairs = self.pairs.get_or_insert_with(|| Box::new([0; TABLE_CELLS]));
-        for (i, pair) in pairs[..=mask].iter_mut().enumerate() {
+        let mut second = [0u32; TABLE_CELLS / 2];
+        let mut last = 0;
+        let mut i = 0;
+        while i < size {
             let c1 = cells[i] as u32;
-            let l1 = c1 >> 8;
-            let c2 = cells[(i << l1) & mask] as u32;
-            let l2 = c2 >> 8;
-            *pair = if l1 + l2 <= bits {
-                (c1 & 0xff) | (c2 & 0xff) << 8 | (l1 + l2) << 16 | 2 << 24
-            } else {
-                (c1 & 0xff) | l1 << 16 | 1 << 24
-            };
+            let l1 = c1 & 0xff;
+            if l1 == 0 || l1 > log {
+                // Not a table `build` made (never happens): the pairs
+                // stay unused, so no cell of count 0 stalls a loop.
+                return;
+            }
+            let r = log - l1;
+            let run = 1usize << r;
+            if l1 != last {
+                last = l1;
+                for (j, s) in second[..run].iter_mut().enumerate() {
+                    let c2 = cells[(j << l1) & (TABLE_CELLS - 1)] as u32;
+                    let l2 = c2 & 0xff;
+                    let pair = l2 | (c2 >> 8) << 16 | 1 << 24;
+                    *s = if l2 <= r { pair } else { 0 };
+                }
+            }
+            let first = l1 | (c1 >> 8) << 8 | 1 << 24;
+            if let Some(dst) = pairs.get_mut(i..i + run) {
+                for (p, &s) in dst.iter_mut().zip(&second[..run]) {
+                    *p = first + s;
+                }
+            }
+            i += run;
         }
         self.pairs_valid = true;
     }
@@ -172,46 +216,28 @@ impl HufTable {
     pub(crate) fn decode_1(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         with_bmi2(
             #[inline(always)]
-            || self.decode_1_body(src, out),
+            || {
+                let r = BackReader::new(src).ok_or("Huffman stream has no end marker")?;
+                self.decode_streams(&mut [r], [src], [out], false)
+            },
         )
-    }
-
-    #[inline(always)]
-    fn decode_1_body(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
-        let mut br = BackReader::new(src).ok_or("Huffman stream has no end marker")?;
-        let bits = self.bits;
-        let cells = &*self.cells;
-        let mut chunks = out.chunks_exact_mut(4);
-        for chunk in &mut chunks {
-            br.reload();
-            for b in chunk {
-                *b = decode_symbol(&mut br, cells, bits);
-            }
-        }
-        for b in chunks.into_remainder() {
-            br.reload();
-            *b = decode_symbol(&mut br, cells, bits);
-        }
-        if !br.finished() {
-            return Err("Huffman stream does not end where its symbols do");
-        }
-        Ok(())
     }
 
     /// Decode four streams (with their 6-byte jump table) filling `out`.
     pub(crate) fn decode_4(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
         // Pairs pay for their table (one pass over it) on larger sections.
-        if self.wants_pairs(out.len()) && !self.pairs_valid {
+        let pairs = self.wants_pairs(out.len());
+        if pairs && !self.pairs_valid {
             self.build_pairs();
         }
         with_bmi2(
             #[inline(always)]
-            || self.decode_4_body(src, out),
+            || self.decode_4_body(src, out, pairs),
         )
     }
 
     #[inline(always)]
-    fn decode_4_body(&mut self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
+    fn decode_4_body(&self, src: &[u8], out: &mut [u8], pairs: bool) -> Result<(), Fail> {
         if src.len() < 10 {
             return Err("4-stream Huffman literals shorter than 10 bytes");
         }
@@ -228,7 +254,6 @@ impl HufTable {
         let (a, rest) = data.split_at(s1);
         let (b, rest) = rest.split_at(s2);
         let (c, d) = rest.split_at(s3);
-        let out_len = out.len();
         let seg = out.len().div_ceil(4);
         if 3 * seg > out.len() {
             return Err("4-stream Huffman literals too short to split");
@@ -239,25 +264,73 @@ impl HufTable {
             BackReader::new(c).ok_or("Huffman stream 3 has no end marker")?,
             BackReader::new(d).ok_or("Huffman stream 4 has no end marker")?,
         ];
-        let bits = self.bits;
-        let cells = &*self.cells;
         let (o1, rest) = out.split_at_mut(seg);
         let (o2, rest) = rest.split_at_mut(seg);
         let (o3, o4) = rest.split_at_mut(seg);
-        let outs = [&mut *o1, &mut *o2, &mut *o3, &mut *o4];
-        let streams = [a, b, c, d];
-        let done = match (&self.pairs, self.pairs_valid && self.wants_pairs(out_len)) {
-            (Some(pairs), true) if bits <= 11 => {
-                fast_4::<_, 5>(pairs, bits, &mut readers, streams, outs)
-            }
-            (Some(pairs), true) => fast_4::<_, 4>(pairs, bits, &mut readers, streams, outs),
-            _ if bits <= 11 => fast_4::<_, 5>(cells, bits, &mut readers, streams, outs),
-            _ => fast_4::<_, 4>(cells, bits, &mut readers, streams, outs),
+        self.decode_streams(&mut readers, [a, b, c, d], [o1, o2, o3, o4], pairs)
+    }
+
+    /// Decode `S <= 4` streams, each filling its output exactly: the
+    /// interleaved fast loops while every stream has 8 bytes of input and
+    /// room for a round of output, then one symbol at a time.
+    #[inline(always)]
+    fn decode_streams<'a, const S: usize>(
+        &self,
+        readers: &mut [BackReader<'a>; S],
+        streams: [&'a [u8]; S],
+        outs: [&mut [u8]; S],
+        pairs: bool,
+    ) -> Result<(), Fail> {
+        let cells = &*self.cells;
+        let log = self.log;
+        let pairs = match &self.pairs {
+            Some(p) if pairs && self.pairs_valid => Some(&**p),
+            _ => None,
         };
-        for ((r, o), done) in readers.iter_mut().zip([o1, o2, o3, o4]).zip(done) {
-            for b in &mut o[done..] {
+        let mut lanes = [Lane::IDLE; S];
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            let src = streams[k];
+            let out = &mut *outs[k];
+            let op = out.as_mut_ptr();
+            *lane = Lane {
+                start: src.as_ptr(),
+                ip: src.as_ptr(),
+                bits: 1,
+                op,
+                oend: op,
+                id: k,
+            };
+            if src.len() >= 8 {
+                let (pos, c, n) = readers[k].parts();
+                // A fresh reader: pos == len - 8 and n <= 8, so the
+                // marker bit stays in the word.
+                lane.ip = src.as_ptr().wrapping_add(pos);
+                lane.bits = (c | 1) << n;
+                lane.oend = op.wrapping_add(out.len());
+            }
+        }
+        match (pairs, log) {
+            (Some(p), FAST_LOG) => run_lanes::<u32, FAST_LOG, 4>(p, &mut lanes),
+            (Some(p), _) => run_lanes::<u32, MAX_BITS, 3>(p, &mut lanes),
+            (None, FAST_LOG) => run_lanes::<u16, FAST_LOG, 4>(cells, &mut lanes),
+            (None, _) => run_lanes::<u16, MAX_BITS, 3>(cells, &mut lanes),
+        }
+        for lane in &lanes {
+            let k = lane.id;
+            let src = streams[k];
+            let r = &mut readers[k];
+            let out = &mut *outs[k];
+            let mut done = 0;
+            if src.len() >= 8 {
+                let pos = lane.ip as usize - src.as_ptr() as usize;
+                let used = lane.bits.trailing_zeros();
+                *r = BackReader::from_parts(src, pos, 0, used);
+                r.refill_container();
+                done = lane.op as usize - out.as_ptr() as usize;
+            }
+            for b in out.get_mut(done..).unwrap_or_default() {
                 r.reload();
-                *b = decode_symbol(r, cells, bits);
+                *b = decode_symbol(r, cells, log);
             }
             if !r.finished() {
                 return Err("Huffman stream does not end where its symbols do");
@@ -268,10 +341,10 @@ impl HufTable {
 }
 
 #[inline(always)]
-fn decode_symbol(br: &mut BackReader<'_>, cells: &[u16; TABLE_CELLS], bits: u32) -> u8 {
-    let cell = cells[br.peek(bits) as usize & (TABLE_CELLS - 1)];
-    br.skip((cell >> 8) as u32);
-    cell as u8
+fn decode_symbol(br: &mut BackReader<'_>, cells: &[u16; TABLE_CELLS], log: u32) -> u8 {
+    let cell = cells[br.peek(log) as usize & (TABLE_CELLS - 1)];
+    br.skip((cell & 0xff) as u32);
+    (cell >> 8) as u8
 }
 
 /// Decode FSE-compressed Huffman weights (two interleaved states over one
@@ -317,150 +390,206 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
     Ok(n)
 }
 
-/// The interleaved loop of the 4-stream decoder: `N` lookups of each
-/// stream per round (N * bits <= 57 after a refill), in a `T` table of
-/// single symbols (`u16`) or of pairs (`u32`). Each lookup writes two
-/// bytes and advances by its symbols (one or two), so the streams'
-/// outputs move apart.
-///
-/// Each stream's state is its window index and a container kept shifted
-/// so its next bits are on top, with a marker bit below the data: the
-/// trailing zeros count the bits consumed since the last refill, so no
-/// counter is kept. Rounds run in batches that need no bounds check: as
-/// many as every stream can refill for (a round consumes at most 64 bits,
-/// 8 bytes) and every output has room for (2 bytes a lookup).
-/// Returns the symbols decoded per stream.
+/// One stream in the fast loops: its container is kept shifted so its
+/// next bits are on top, with a marker bit below the data: the trailing
+/// zeros count the bits consumed since the last refill, so no counter is
+/// kept.
+#[derive(Clone, Copy)]
+struct Lane {
+    /// The stream's first byte.
+    start: *const u8,
+    /// The 8-byte window the container was loaded from: `start <= ip`
+    /// and `ip + 8 <= ` the stream's end.
+    ip: *const u8,
+    bits: u64,
+    /// The next output byte; `op <= oend`, the end of this stream's
+    /// output.
+    op: *mut u8,
+    oend: *mut u8,
+    /// The stream's place in the section.
+    id: usize,
+}
+
+impl Lane {
+    const IDLE: Lane = Lane {
+        start: std::ptr::null(),
+        ip: std::ptr::null(),
+        bits: 1,
+        op: std::ptr::null_mut(),
+        oend: std::ptr::null_mut(),
+        id: 0,
+    };
+
+    /// Rounds of `N` lookups this lane can run with no bounds check: a
+    /// refill moves its window back at most 7 bytes (at most 63 bits
+    /// were consumed since the last one), and a round writes at most
+    /// `N * T::WRITE` bytes.
+    #[inline(always)]
+    fn rounds<T: Lookup, const N: usize>(&self) -> usize {
+        let input = (self.ip as usize - self.start as usize) / 7;
+        let output = (self.oend as usize - self.op as usize) / (N * T::WRITE);
+        input.min(output)
+    }
+}
+
+/// Run the interleaved loop over all `lanes`, then over those left each
+/// time one runs out of input or output room, down to one.
 #[inline(always)]
-fn fast_4<'a, T: Lookup, const N: usize>(
+fn run_lanes<T: Lookup, const LOG: u32, const N: usize>(
     table: &[T; TABLE_CELLS],
-    bits: u32,
-    readers: &mut [BackReader<'a>; 4],
-    streams: [&'a [u8]; 4],
-    outs: [&mut [u8]; 4],
-) -> [usize; 4] {
-    debug_assert!(N as u32 * bits <= 57 && bits >= 1);
-    if streams.iter().any(|s| s.len() < 8) {
-        return [0; 4];
+    lanes: &mut [Lane],
+) {
+    let mut active = lanes.len();
+    loop {
+        // Lanes with no round left go to the end.
+        let mut k = 0;
+        while k < active {
+            if lanes[k].rounds::<T, N>() == 0 {
+                active -= 1;
+                lanes.swap(k, active);
+            } else {
+                k += 1;
+            }
+        }
+        match &mut lanes[..active] {
+            [] => return,
+            [a] => fast::<T, 1, LOG, N>(table, std::array::from_mut(a)),
+            [a, b] => {
+                let mut l = [*a, *b];
+                fast::<T, 2, LOG, N>(table, &mut l);
+                [*a, *b] = l;
+            }
+            [a, b, c] => {
+                let mut l = [*a, *b, *c];
+                fast::<T, 3, LOG, N>(table, &mut l);
+                [*a, *b, *c] = l;
+            }
+            [a, b, c, d, ..] => {
+                let mut l = [*a, *b, *c, *d];
+                fast::<T, 4, LOG, N>(table, &mut l);
+                [*a, *b, *c, *d] = l;
+            }
+        }
     }
-    let mut ip = [0usize; 4];
-    let mut bs = [0u64; 4];
-    for k in 0..4 {
-        let (p, c, n) = readers[k].parts();
-        ip[k] = p;
-        // n <= 8 here (a fresh reader), so the marker stays in the word.
-        bs[k] = (c | 1) << n;
-    }
-    let ptrs = [
-        streams[0].as_ptr(),
-        streams[1].as_ptr(),
-        streams[2].as_ptr(),
-        streams[3].as_ptr(),
-    ];
-    let lens = [outs[0].len(), outs[1].len(), outs[2].len(), outs[3].len()];
-    let [o0, o1, o2, o3] = outs;
-    let q = [
-        o0.as_mut_ptr(),
-        o1.as_mut_ptr(),
-        o2.as_mut_ptr(),
-        o3.as_mut_ptr(),
-    ];
-    let mut d = [0usize; 4];
-    let shift = 64 - bits;
+}
+
+/// The interleaved loop over `K` streams: `N` lookups of each stream per
+/// round, in a `T` table of single symbols (`u16`) or of pairs (`u32`).
+/// A refill leaves at least 56 bits above the marker; the round's first
+/// lookup indexes the container from before the refill, so its latency
+/// hides the refill's load, which needs `LOG` more bits left at a
+/// round's start: `(N + 1) * LOG <= 56`. Rounds run in batches that need
+/// no bounds check, as many as every lane has ([`Lane::rounds`]);
+/// returns when a lane has none.
+#[inline(always)]
+fn fast<T: Lookup, const K: usize, const LOG: u32, const N: usize>(
+    table: &[T; TABLE_CELLS],
+    lanes: &mut [Lane; K],
+) {
+    const { assert!((N as u32 + 1) * LOG <= 56 && LOG <= MAX_BITS) };
     loop {
         let mut batch = usize::MAX;
-        for k in 0..4 {
-            // Refills move back at most 8 bytes a round (the refill at a
-            // round's start consumed at most 64 bits): ip / 8 rounds keep
-            // every window inside the stream.
-            batch = batch.min(ip[k] / 8).min((lens[k] - d[k]) / (2 * N));
+        for lane in lanes.iter() {
+            batch = batch.min(lane.rounds::<T, N>());
         }
         if batch == 0 {
-            break;
+            return;
         }
-        let [mut i0, mut i1, mut i2, mut i3] = ip;
-        let [mut b0, mut b1, mut b2, mut b3] = bs;
-        let [mut p0, mut p1, mut p2, mut p3] = [
-            q[0].wrapping_add(d[0]),
-            q[1].wrapping_add(d[1]),
-            q[2].wrapping_add(d[2]),
-            q[3].wrapping_add(d[3]),
-        ];
-        for _ in 0..batch {
-            let (t0, t1, t2, t3) = (
-                b0.trailing_zeros(),
-                b1.trailing_zeros(),
-                b2.trailing_zeros(),
-                b3.trailing_zeros(),
-            );
-            i0 -= (t0 >> 3) as usize;
-            i1 -= (t1 >> 3) as usize;
-            i2 -= (t2 >> 3) as usize;
-            i3 -= (t3 >> 3) as usize;
-            // SAFETY: the batch keeps every window index >= 0 (see above)
-            // and it starts at most at len - 8.
-            unsafe {
-                b0 = (u64::from_le(ptrs[0].add(i0).cast::<u64>().read_unaligned()) | 1) << (t0 & 7);
-                b1 = (u64::from_le(ptrs[1].add(i1).cast::<u64>().read_unaligned()) | 1) << (t1 & 7);
-                b2 = (u64::from_le(ptrs[2].add(i2).cast::<u64>().read_unaligned()) | 1) << (t2 & 7);
-                b3 = (u64::from_le(ptrs[3].add(i3).cast::<u64>().read_unaligned()) | 1) << (t3 & 7);
-            }
-            for _ in 0..N {
-                let (e0, l0, n0) = table[(b0 >> shift) as usize & (TABLE_CELLS - 1)].get();
-                let (e1, l1, n1) = table[(b1 >> shift) as usize & (TABLE_CELLS - 1)].get();
-                let (e2, l2, n2) = table[(b2 >> shift) as usize & (TABLE_CELLS - 1)].get();
-                let (e3, l3, n3) = table[(b3 >> shift) as usize & (TABLE_CELLS - 1)].get();
-                b0 <<= l0;
-                b1 <<= l1;
-                b2 <<= l2;
-                b3 <<= l3;
-                // SAFETY: the batch leaves room for 2 bytes a lookup in
-                // every output.
+        let mut ip = lanes.map(|l| l.ip);
+        let mut bits = lanes.map(|l| l.bits);
+        let mut op = lanes.map(|l| l.op);
+        // Every round moves the last output at least N bytes on: it ends
+        // the batch within `batch` rounds, with no counter.
+        let olimit = op[K - 1] as usize + batch * N;
+        loop {
+            // The refill's load runs alongside the round's first lookup,
+            // which indexes the container before the refill (its top
+            // bits are the same): at most `63 - LOG` bits are consumed
+            // at a round's start (`(N + 1) * LOG <= 56`).
+            let mut cells = [&table[0]; K];
+            for k in 0..K {
+                let t = bits[k].trailing_zeros();
+                cells[k] = &table[(bits[k] >> (64 - LOG)) as usize];
+                // SAFETY: `batch` rounds move the window back at most
+                // 7 bytes each and stay at or above the stream's start
+                // (`Lane::rounds`); the window starts at most at the
+                // stream's end - 8 and only moves back.
                 unsafe {
-                    p0.cast::<[u8; 2]>().write_unaligned(e0.to_le_bytes());
-                    p1.cast::<[u8; 2]>().write_unaligned(e1.to_le_bytes());
-                    p2.cast::<[u8; 2]>().write_unaligned(e2.to_le_bytes());
-                    p3.cast::<[u8; 2]>().write_unaligned(e3.to_le_bytes());
-                    p0 = p0.add(n0);
-                    p1 = p1.add(n1);
-                    p2 = p2.add(n2);
-                    p3 = p3.add(n3);
+                    ip[k] = ip[k].sub((t >> 3) as usize);
+                    bits[k] = (u64::from_le(ip[k].cast::<u64>().read_unaligned()) | 1) << (t & 7);
                 }
             }
+            for k in 0..K {
+                // SAFETY: `batch` rounds leave room for `T::WRITE`
+                // bytes a lookup in every output (`Lane::rounds`).
+                op[k] = unsafe { T::step(cells[k], &mut bits[k], op[k]) };
+            }
+            for _ in 1..N {
+                for k in 0..K {
+                    let cell = &table[(bits[k] >> (64 - LOG)) as usize];
+                    // SAFETY: as above.
+                    op[k] = unsafe { T::step(cell, &mut bits[k], op[k]) };
+                }
+            }
+            if op[K - 1] as usize >= olimit {
+                break;
+            }
         }
-        ip = [i0, i1, i2, i3];
-        bs = [b0, b1, b2, b3];
-        for (k, p) in [p0, p1, p2, p3].into_iter().enumerate() {
-            d[k] = p as usize - q[k] as usize;
+        for k in 0..K {
+            lanes[k].ip = ip[k];
+            lanes[k].bits = bits[k];
+            lanes[k].op = op[k];
         }
     }
-    for k in 0..4 {
-        let used = bs[k].trailing_zeros();
-        let mut r = BackReader::from_parts(streams[k], ip[k], 0, used);
-        r.refill_container();
-        readers[k] = r;
-    }
-    d
 }
 
-/// A cell of a Huffman decoding table, as the 4-stream loop reads it.
+/// A cell of a Huffman decoding table, as the fast loops read it: the
+/// code bits in the low byte, so the container shifts by the cell itself
+/// (`shlx` takes the count's low 6 bits).
 trait Lookup: Copy {
-    /// (the bytes to store, little-endian; code bits consumed; symbols).
-    fn get(self) -> (u16, u32, usize);
+    /// Bytes a lookup writes.
+    const WRITE: usize;
+    /// Consume the cell's code bits from `bits` and write its `WRITE`
+    /// bytes at `p`; returns `p` moved past its symbols.
+    ///
+    /// # Safety
+    /// `cell` points to a cell of a table, `p` is valid for `WRITE` bytes.
+    unsafe fn step(cell: *const Self, bits: &mut u64, p: *mut u8) -> *mut u8;
 }
 
-/// A single-symbol cell: `symbol | code_length << 8`.
+/// A single-symbol cell: `code_length | symbol << 8`.
 impl Lookup for u16 {
+    const WRITE: usize = 1;
     #[inline(always)]
-    fn get(self) -> (u16, u32, usize) {
-        (self & 0xff, (self >> 8) as u32, 1)
+    unsafe fn step(cell: *const Self, bits: &mut u64, p: *mut u8) -> *mut u8 {
+        // SAFETY: the caller's.
+        unsafe {
+            let c = cell.read();
+            *bits <<= c & 63;
+            p.write((c >> 8) as u8);
+            p.add(1)
+        }
     }
 }
 
-/// A pair cell (see [`HufTable::build_pairs`]).
+/// A pair cell (see [`HufTable::build_pairs`]): code bits in the low
+/// byte, the two symbols in the middle ones, the count in the high one.
 impl Lookup for u32 {
+    const WRITE: usize = 2;
     #[inline(always)]
-    fn get(self) -> (u16, u32, usize) {
-        (self as u16, (self >> 16) & 0x3f, (self >> 24) as usize)
+    unsafe fn step(cell: *const Self, bits: &mut u64, p: *mut u8) -> *mut u8 {
+        // SAFETY: the caller's. The count is read by a load of its own
+        // (one shift less per lookup).
+        unsafe {
+            let c = cell.read();
+            *bits <<= c & 63;
+            p.cast::<[u8; 2]>()
+                .write_unaligned(((c >> 8) as u16).to_le_bytes());
+            let n = cell
+                .cast::<u8>()
+                .add(if cfg!(target_endian = "big") { 0 } else { 3 });
+            p.add(n.read() as usize)
+        }
     }
 }
 
@@ -484,4 +613,220 @@ fn with_bmi2<R>(f: impl FnOnce() -> R) -> R {
 #[target_feature(enable = "bmi2")]
 unsafe fn bmi2<R>(f: impl FnOnce() -> R) -> R {
     f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Random complete code lengths for `symbols` of 256 symbols (others
+    /// absent), longest `max_len`; returns the weights as stated (the
+    /// last present symbol's implied) and the lengths of all 256.
+    fn random_code(rng: &mut Rng, symbols: usize, max_len: u32) -> (Vec<u8>, [u32; 256]) {
+        // Split random leaves of a complete tree until there are enough.
+        let mut leaves = vec![0u32];
+        while leaves.len() < symbols {
+            let k = rng.below(leaves.len() as u64) as usize;
+            if leaves[k] < max_len {
+                let l = leaves[k] + 1;
+                leaves[k] = l;
+                leaves.push(l);
+            } else if leaves.iter().all(|&l| l >= max_len) {
+                break;
+            }
+        }
+        let longest = *leaves.iter().max().unwrap();
+        let mut lengths = [0u32; 256];
+        let mut present: Vec<usize> = (0..256).collect();
+        while present.len() > leaves.len() {
+            let k = rng.below(present.len() as u64) as usize;
+            present.remove(k);
+        }
+        for (&s, &l) in present.iter().zip(&leaves) {
+            lengths[s] = l;
+        }
+        let last = *present.last().unwrap();
+        let weights = (0..last)
+            .map(|s| {
+                if lengths[s] == 0 {
+                    0
+                } else {
+                    (longest + 1 - lengths[s]) as u8
+                }
+            })
+            .collect();
+        (weights, lengths)
+    }
+
+    /// The canonical codes of `table` (read back from its cells).
+    fn codes(table: &HufTable) -> [(u32, u32); 256] {
+        let mut codes = [(0, 0); 256];
+        let log = table.log;
+        for i in (0..1usize << log).rev() {
+            let c = table.cells[i];
+            let len = (c & 0xff) as u32;
+            codes[(c >> 8) as usize] = ((i >> (log - len)) as u32, len);
+        }
+        codes
+    }
+
+    /// One backward stream of `symbols` (the decoder reads them first to
+    /// last).
+    fn encode(codes: &[(u32, u32); 256], symbols: &[u8]) -> Vec<u8> {
+        let mut bits: Vec<bool> = Vec::new();
+        for &s in symbols.iter().rev() {
+            let (code, len) = codes[s as usize];
+            for i in 0..len {
+                bits.push(code >> i & 1 != 0);
+            }
+        }
+        bits.push(true);
+        let mut out = vec![0u8; bits.len().div_ceil(8)];
+        for (i, &b) in bits.iter().enumerate() {
+            out[i / 8] |= (b as u8) << (i % 8);
+        }
+        out
+    }
+
+    /// Reference: one symbol at a time, bit by bit, from the codes.
+    fn reference(codes: &[(u32, u32); 256], src: &[u8], n: usize) -> Option<Vec<u8>> {
+        let last = *src.last()?;
+        if last == 0 {
+            return None;
+        }
+        let mut pos = src.len() * 8 - last.leading_zeros() as usize - 1;
+        let bit = |p: usize| src[p / 8] >> (p % 8) & 1;
+        let mut by_code = vec![0u16; (MAX_BITS as usize + 1) << MAX_BITS];
+        for (s, &(code, len)) in codes.iter().enumerate() {
+            if len > 0 {
+                by_code[(len as usize) << MAX_BITS | code as usize] = s as u16 + 1;
+            }
+        }
+        let mut out = Vec::new();
+        'sym: for _ in 0..n {
+            let mut code = 0u32;
+            for len in 1..=MAX_BITS {
+                if pos == 0 {
+                    return None;
+                }
+                pos -= 1;
+                code = code << 1 | bit(pos) as u32;
+                let s = by_code[(len as usize) << MAX_BITS | code as usize];
+                if s > 0 {
+                    out.push((s - 1) as u8);
+                    continue 'sym;
+                }
+            }
+            return None;
+        }
+        (pos == 0).then_some(out)
+    }
+
+    fn random_symbols(rng: &mut Rng, lengths: &[u32; 256], n: usize) -> Vec<u8> {
+        // Skewed towards short codes, as real literals are.
+        let present: Vec<u8> = (0..=255u8).filter(|&s| lengths[s as usize] > 0).collect();
+        (0..n)
+            .map(|_| {
+                let a = rng.below(present.len() as u64);
+                let b = rng.below(present.len() as u64);
+                let s = present[a.min(b) as usize];
+                if rng.below(2) == 0 {
+                    s
+                } else {
+                    *present
+                        .iter()
+                        .min_by_key(|&&p| lengths[p as usize])
+                        .unwrap()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matches_reference_over_code_shapes() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let sizes = [
+            6usize, 7, 9, 31, 32, 33, 100, 257, 1000, 2047, 2048, 4100, 20000,
+        ];
+        for round in 0..60 {
+            let max_len = [1, 2, 5, 8, 11, 12][round % 6];
+            let symbols = 2 + rng.below(255) as usize;
+            let (weights, lengths) = random_code(&mut rng, symbols, max_len);
+            let mut table = HufTable::default();
+            table.build(&weights, weights.len()).unwrap();
+            let codes = codes(&table);
+            for (s, &l) in lengths.iter().enumerate() {
+                assert_eq!(codes[s].1, l, "symbol {s}");
+            }
+            for &n in &sizes {
+                let syms = random_symbols(&mut rng, &lengths, n);
+                // One stream.
+                let src = encode(&codes, &syms);
+                assert_eq!(reference(&codes, &src, n).as_deref(), Some(&syms[..]));
+                let mut out = vec![0u8; n];
+                table.decode_1(&src, &mut out).unwrap();
+                assert_eq!(out, syms, "1 stream, {n} symbols, {max_len} bits");
+                // Four streams.
+                let seg = n.div_ceil(4);
+                if 3 * seg > n {
+                    continue;
+                }
+                let parts: Vec<Vec<u8>> = syms.chunks(seg).map(|c| encode(&codes, c)).collect();
+                if parts.len() != 4 || parts[..3].iter().any(|p| p.len() > 0xffff) {
+                    continue;
+                }
+                let mut src = Vec::new();
+                for p in &parts[..3] {
+                    src.extend_from_slice(&(p.len() as u16).to_le_bytes());
+                }
+                for p in &parts {
+                    src.extend_from_slice(p);
+                }
+                let mut out = vec![0u8; n];
+                table.decode_4(&src, &mut out).unwrap();
+                assert_eq!(out, syms, "4 streams, {n} symbols, {max_len} bits");
+                // Corrupt copies: errors or some output, never a panic;
+                // a cut stream is an error.
+                for _ in 0..8 {
+                    let mut bad = src.clone();
+                    let k = 6 + rng.below((bad.len() - 6) as u64) as usize;
+                    bad[k] ^= 1 << rng.below(8);
+                    if table.decode_4(&bad, &mut out).is_ok() {
+                        // Then every stream decodes as the reference does.
+                        let mut at = 6;
+                        for (p, o) in parts.iter().zip(out.chunks(seg)) {
+                            let stream = &bad[at..at + p.len()];
+                            assert_eq!(reference(&codes, stream, o.len()).as_deref(), Some(o));
+                            at += p.len();
+                        }
+                    }
+                }
+                let mut cut = src.clone();
+                cut.pop();
+                let _ = table.decode_4(&cut, &mut out);
+                let one = encode(&codes, &syms);
+                let cut1 = &one[..one.len() - 1];
+                let r = table.decode_1(cut1, &mut out);
+                assert_eq!(
+                    r.is_ok(),
+                    reference(&codes, cut1, n).is_some(),
+                    "cut stream, {n} symbols, {max_len} bits, {r:?}"
+                );
+            }
+        }
+    }
 }
