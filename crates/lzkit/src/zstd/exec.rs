@@ -11,10 +11,10 @@
 
 use super::bits::BackReader;
 use super::seq::{ALL_CELLS, Field, SEQ_CELLS, SeqCell, SeqTables};
-use core::hint::select_unpredictable;
 use crate::error::ZstdFault;
 use crate::kernels::Kernel;
 use crate::kernels::exact::copy_match_exact;
+use core::hint::select_unpredictable;
 
 /// Zeroed bytes kept after the literals: the wild literal copies of every
 /// kernel may read this far past them (the

@@ -4,7 +4,7 @@
 use super::decoder::Decoder;
 use super::frame::{self, HEADER_MAX, Header, Start};
 use super::frame_state::{FrameState, Hashing};
-use crate::error::{Error, Result, ZstdFrameFault};
+use crate::error::{Error, Fault, Result, ZstdFault, ZstdFrameFault};
 use crate::mem;
 use std::io::{self, Read};
 
@@ -40,6 +40,12 @@ enum Stage {
 /// assert_eq!(text, "hello hello hello\n");
 /// # Ok::<(), std::io::Error>(())
 /// ```
+///
+/// A `read` that starts a frame whose header states its content size,
+/// with nothing pending and a buffer with room for all of it, decodes the
+/// frame straight into the buffer (it is then the window) and returns its
+/// content size, as libzstd's streaming decoder does when the output
+/// holds the whole frame; every other read goes through the window.
 pub struct FrameDecoder<R: Read> {
     reader: R,
     decoder: Decoder,
@@ -56,6 +62,8 @@ pub struct FrameDecoder<R: Read> {
     emitted: usize,
     frames: u64,
     frame_at: u64,
+    /// The frame in [`Stage::Blocks`] has decoded no block yet.
+    fresh: bool,
     error: Option<String>,
 }
 
@@ -89,6 +97,7 @@ impl<R: Read> FrameDecoder<R> {
             emitted: 0,
             frames: 0,
             frame_at: 0,
+            fresh: false,
             error: None,
         }
     }
@@ -213,12 +222,147 @@ impl<R: Read> FrameDecoder<R> {
         self.base = 0;
         self.pos = 0;
         self.emitted = 0;
+        self.fresh = true;
         self.stage = Stage::Blocks(st);
         Ok(())
     }
 
+    /// The frame just started and its content size, taken out of the
+    /// stage, if its whole output can be decoded straight into a buffer of
+    /// `room` bytes (nothing pending: a new frame's output starts empty).
+    fn take_direct(&mut self, room: usize) -> Option<(FrameState, usize)> {
+        let size = match &self.stage {
+            Stage::Blocks(st) if self.fresh && self.emitted == self.pos => {
+                usize::try_from(st.header.content_size?).ok()?
+            }
+            _ => return None,
+        };
+        // A frame of no content goes the usual way: `read` must not return
+        // 0 before the end of the input.
+        if size == 0 || size > room {
+            return None;
+        }
+        match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Blocks(st) => Some((st, size)),
+            other => {
+                self.stage = other;
+                None
+            }
+        }
+    }
+
+    /// Decode the frame just started into `out`, exactly its content size:
+    /// the frame's output starts at `out[0]`, matches reach back into
+    /// `out`, and no block writes past it. The verdicts are the window's:
+    /// the same checks in the same order, and a block that would write
+    /// past `out` is decoded again through the window
+    /// ([`FrameDecoder::verdict`]) for the error the window gives it.
+    fn direct(&mut self, mut st: FrameState, out: &mut [u8]) -> Result<()> {
+        self.fresh = false;
+        let mut pos = 0usize;
+        loop {
+            let block_at = self.at();
+            if !self.fill(3)? {
+                return Err(self.truncated("block header"));
+            }
+            let bh = st.block_header(&self.input[self.in_pos..self.in_pos + 3], block_at)?;
+            if !self.fill(3 + bh.input_len())? {
+                return Err(self.truncated("block"));
+            }
+            // A raw or RLE block larger than the room left makes the frame
+            // longer than it states: the window decodes it, for its verdict.
+            if bh.kind != 2 && bh.size > out.len() - pos {
+                return Err(self.verdict(st, out, pos));
+            }
+            let from = self.in_pos + 3;
+            let data = &self.input[from..from + bh.input_len()];
+            match st.decode_block(&mut self.decoder, &bh, data, block_at, out, 0, pos) {
+                Ok(end) => pos = end,
+                Err(e) if overflowed(&e) => return Err(self.verdict(st, out, pos)),
+                Err(e) => return Err(e),
+            }
+            self.in_pos = from + bh.input_len();
+            if bh.last {
+                break;
+            }
+        }
+        st.check_size()?;
+        if st.header.checksum {
+            let at = self.at();
+            if !self.fill(4)? {
+                return Err(self.truncated("content checksum"));
+            }
+            let c = &self.input[self.in_pos..self.in_pos + 4];
+            let stored = [c[0], c[1], c[2], c[3]];
+            self.in_pos += 4;
+            st.check_checksum(stored, at, || Ok(&[]))?;
+        }
+        self.stage = Stage::Frames;
+        Ok(())
+    }
+
+    /// The verdict on a frame [`FrameDecoder::direct`] found longer than
+    /// its content size (`out`, `pos` of it decoded, the next block's
+    /// header not yet used): the window takes the frame over from its last
+    /// `window` bytes decoded, as it would hold them, and decodes the rest
+    /// without handing any of it out, up to the error it gives (the block's
+    /// own, or the content size's at the frame's end).
+    ///
+    /// The block is decoded again: a compressed block that failed only for
+    /// want of room left the entropy state as the block itself sets it
+    /// (its own tables; the repeat offsets are kept only on success).
+    fn verdict(&mut self, mut st: FrameState, out: &[u8], pos: usize) -> Error {
+        let expected = st.header.content_size.unwrap_or(0);
+        let window = st.header.window.min(usize::MAX as u64 / 4) as usize;
+        let keep = pos.min(window);
+        self.win.clear();
+        if self.win.try_reserve_exact(keep).is_err() {
+            return mem::out_of_memory(keep);
+        }
+        self.win.extend_from_slice(&out[pos - keep..pos]);
+        if keep < pos {
+            st.drop_dictionary();
+        }
+        self.base = 0;
+        self.pos = keep;
+        self.emitted = keep;
+        self.stage = Stage::Blocks(st);
+        let e = loop {
+            match self.step() {
+                Err(e) => break e,
+                Ok(true) if matches!(self.stage, Stage::Blocks(_)) => {}
+                // Not reached: the frame's blocks make more than it states.
+                Ok(_) => {
+                    self.stage = Stage::Done;
+                    break Error::ContentSize {
+                        expected,
+                        actual: expected.saturating_add(1),
+                    };
+                }
+            }
+        };
+        self.emitted = self.pos;
+        e
+    }
+
+    /// Record `e`, returned by the frame being decoded, and return it as
+    /// an I/O error (reader errors unchanged).
+    fn fail(&mut self, e: Error) -> io::Error {
+        if let Error::Io(e) = e {
+            return e;
+        }
+        let e = Error::Frame {
+            index: self.frames.saturating_sub(1),
+            at: self.frame_at,
+            source: Box::new(e),
+        };
+        self.error = Some(e.to_string());
+        e.into_io()
+    }
+
     /// Decode the next block of the frame (or finish it).
     fn block(&mut self, mut st: FrameState) -> Result<bool> {
+        self.fresh = false;
         let block_max = st.block_max();
         let block_at = self.at();
         if !self.fill(3)? {
@@ -317,21 +461,33 @@ impl<R: Read> Read for FrameDecoder<R> {
             if let Some(e) = &self.error {
                 return Err(io::Error::new(io::ErrorKind::InvalidData, e.clone()));
             }
+            if let Some((st, size)) = self.take_direct(buf.len()) {
+                return match self.direct(st, &mut buf[..size]) {
+                    Ok(()) => Ok(size),
+                    Err(e) => Err(self.fail(e)),
+                };
+            }
             match self.step() {
                 Ok(true) => {}
                 Ok(false) => return Ok(0),
-                Err(Error::Io(e)) => return Err(e),
-                Err(e) => {
-                    let e = Error::Frame {
-                        index: self.frames.saturating_sub(1),
-                        at: self.frame_at,
-                        source: Box::new(e),
-                    };
-                    self.error = Some(e.to_string());
-                    return Err(e.into_io());
-                }
+                Err(e) => return Err(self.fail(e)),
             }
         }
+    }
+}
+
+/// Whether `e` is a block's output passing the end of its buffer (which
+/// the window, with room for a whole block, never reports).
+fn overflowed(e: &Error) -> bool {
+    match e {
+        Error::Block { source, .. } => matches!(
+            **source,
+            Error::CorruptBlock {
+                fault: Fault::Zstd(ZstdFault::OutputTooSmall { .. }),
+                ..
+            }
+        ),
+        _ => false,
     }
 }
 
