@@ -8,7 +8,7 @@ use super::fse::{self, MAX_SYMBOLS, SmallTable, highbit};
 /// table are decoded two symbols per lookup where the codes allow: the
 /// table of pairs costs a pass over its cells, paid back from about one
 /// literal per cell.
-const PAIRS_PER_CELL: usize = 1;
+const PAIRS_PER_CELL: usize = 2;
 
 impl HufTable {
     /// Whether a section of `len` literals is worth the table of pairs.
@@ -99,15 +99,22 @@ impl HufTable {
 
     /// Build from `count` stated weights (the last symbol's is implied).
     fn build(&mut self, weights: &[u8], count: usize) -> Result<(), Fail> {
+        if weights.iter().any(|&w| w as u32 > MAX_BITS) {
+            return Err("Huffman weight above 12");
+        }
+        // Weights counted in four sets of counters taking turns: runs of
+        // equal weights would otherwise increment one counter in memory
+        // back to back, each waiting for the one before.
+        let mut ranks = [[0u32; 16]; 4];
+        for (i, &w) in weights.iter().enumerate() {
+            ranks[i & 3][w as usize & 15] += 1;
+        }
         let mut rank = [0u32; MAX_BITS as usize + 2];
         let mut total = 0u32;
-        for &w in weights {
-            if w as u32 > MAX_BITS {
-                return Err("Huffman weight above 12");
-            }
-            rank[w as usize] += 1;
+        for (w, r) in rank.iter_mut().enumerate() {
+            *r = ranks.iter().map(|set| set[w & 15]).sum();
             if w > 0 {
-                total += 1 << (w - 1);
+                total += *r << (w - 1);
             }
         }
         if total == 0 {
@@ -151,7 +158,17 @@ impl HufTable {
             let s = start[w as usize];
             let cell = (bits + 1 - w as u32) as u16 | (symbol as u16) << 8;
             if let Some(run) = self.cells.get_mut(s..s + len) {
-                run.fill(cell);
+                // Runs are powers of two, most of them short: stores of
+                // one, two or four cells rather than a general fill.
+                match run {
+                    [a] => *a = cell,
+                    [a, b] => (*a, *b) = (cell, cell),
+                    _ => {
+                        for four in run.chunks_exact_mut(4) {
+                            four.copy_from_slice(&[cell; 4]);
+                        }
+                    }
+                }
             }
             start[w as usize] += len;
         };
@@ -369,23 +386,24 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
     // libzstd's order: each state's symbol, then its update, the two
     // states taking turns; when a reload finds the stream overrun, the
     // other state's symbol is the last one.
-    let mut states = [s1, s2];
-    let mut k = 0;
+    // The state whose turn it is, and the other (two locals, not an
+    // array indexed by the turn, which would keep them in memory).
+    let (mut turn, mut other) = (s1, s2);
     loop {
         if n > 253 {
             return Err("more than 255 Huffman weights");
         }
-        let c = cells[states[k]];
+        let c = cells[turn];
         weights[n] = c.symbol;
         n += 1;
-        states[k] = (c.base as usize + br.read(c.nb_bits as u32) as usize) & 63;
+        let updated = (c.base as usize + br.read(c.nb_bits as u32) as usize) & 63;
         br.reload();
         if br.overflowed() {
-            weights[n] = cells[states[k ^ 1]].symbol;
+            weights[n] = cells[other].symbol;
             n += 1;
             break;
         }
-        k ^= 1;
+        (turn, other) = (other, updated);
     }
     Ok(n)
 }
