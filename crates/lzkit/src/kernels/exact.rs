@@ -86,10 +86,13 @@ pub(crate) fn copy_match_exact(buf: &mut [u8], op: usize, offset: usize, len: us
         // quarter of a small block's time.
         let word = pattern16(buf, op, offset).to_le();
         let step = pattern_step(16, offset);
-        let stop = op + len.min(PATTERN_STORES_UP_TO);
+        // All of it, however long: library copies of the doubling pieces
+        // ran at a third of the stores' speed on a 64 KiB run of one byte
+        // (the whole of a 64 KiB block of a high-ratio column), the
+        // library's string moves slow on sources this close.
         if let Some(last_store) = last_store {
             let p = buf.as_mut_ptr();
-            while o < stop && o <= last_store {
+            while o < end && o <= last_store {
                 // SAFETY: o + 16 <= capacity, the length of the slice p
                 // points into. (Slice stores here cost a third more: their
                 // bounds checks.)
@@ -97,18 +100,14 @@ pub(crate) fn copy_match_exact(buf: &mut [u8], op: usize, offset: usize, len: us
                 o += step;
             }
         }
-        if o >= end {
-            return end;
-        }
-        if o < stop {
+        if o < end {
             // Stopped by the capacity: the tail (under 16 bytes) starts at
             // the pattern's phase 0, its first bytes.
             for (d, s) in buf[o..end].iter_mut().zip(word.to_ne_bytes()) {
                 *d = s;
             }
-            return end;
         }
-        // A long run: library copies below, from a whole number of offsets.
+        return end;
     } else if len < PIECES_UP_TO {
         // Short: 16-byte pieces, each reading bytes written before it.
         while o < end && last_store.is_some_and(|l| o <= l) {
@@ -205,13 +204,6 @@ const PATTERN_MUL: [u128; 16] = {
     t
 };
 
-/// How much of a match with an offset below 16 [`copy_match_exact`] writes with
-/// pattern stores before going on with library copies. A store per 16
-/// bytes beats the call overhead of the doubling library copies up to
-/// lengths of several hundred bytes (the first, single-byte run of a
-/// small high-ratio block, at HC levels); far longer runs (64 KiB of one
-/// value at the end of a block) are a dozen large library copies.
-const PATTERN_STORES_UP_TO: usize = 1024;
 /// Match length from which [`copy_match_exact`] copies matches with offsets of
 /// 16 or more with library calls rather than 16-byte pieces.
 const PIECES_UP_TO: usize = 256;
