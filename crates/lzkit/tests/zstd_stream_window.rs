@@ -11,48 +11,32 @@
 use lzkit::zstd::{Decoder, Dictionary, FrameDecoder};
 use lzkit_testkit::zstd_check::{Chunked, stream};
 use lzkit_testkit::zstd_ref::{self, Settings};
-use lzkit_testkit::{assert_same, text};
+use lzkit_testkit::{Rng, assert_same, text};
 use std::io::Read;
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// `len` bytes of copies from at most `window` back, most of them from
 /// the window's edge (offsets `window`, `window - 1`, ... `window - 40`),
 /// the rest from a quarter, half and three quarters of it and from close
 /// by, between short runs of random bytes.
 fn edge_copies(len: usize, window: usize, seed: u64) -> Vec<u8> {
-    let mut r = Rng(seed | 1);
-    let mut v: Vec<u8> = (0..window).map(|_| r.next() as u8).collect();
+    let mut r = Rng::for_data(seed);
+    let mut v: Vec<u8> = (0..window).map(|_| r.next_u64() as u8).collect();
     while v.len() < len {
         let offset = match r.below(8) {
-            0..=3 => window - r.below(41),
+            0..=3 => window - (r.below(41) as usize),
             4 => window / 4,
             5 => window / 2,
             6 => 3 * window / 4,
-            _ => 1 + r.below(64),
+            _ => 1 + (r.below(64) as usize),
         };
-        let n = 4 + r.below(300);
+        let n = 4 + (r.below(300) as usize);
         let from = v.len() - offset;
         for i in 0..n {
             let b = v[from + i];
             v.push(b);
         }
         for _ in 0..r.below(24) {
-            v.push(r.next() as u8);
+            v.push(r.next_u64() as u8);
         }
     }
     v.truncate(len);

@@ -286,18 +286,7 @@ impl<R: Read> FrameDecoder<R> {
                 break;
             }
         }
-        st.check_size()?;
-        if st.header.checksum {
-            let at = self.at();
-            if !self.fill(4)? {
-                return Err(self.truncated("content checksum"));
-            }
-            let c = &self.input[self.in_pos..self.in_pos + 4];
-            let stored = [c[0], c[1], c[2], c[3]];
-            self.in_pos += 4;
-            st.check_checksum(stored, at, || Ok(&[]))?;
-        }
-        self.stage = Stage::Frames;
+        self.end_frame(&mut st)?;
         Ok(())
     }
 
@@ -360,6 +349,24 @@ impl<R: Read> FrameDecoder<R> {
         e.into_io()
     }
 
+    /// The checks at a frame's end: its content size, then its checksum
+    /// (read from the input); the next frame may start after them.
+    fn end_frame(&mut self, st: &mut FrameState) -> Result<()> {
+        st.check_size()?;
+        if st.header.checksum {
+            let at = self.at();
+            if !self.fill(4)? {
+                return Err(self.truncated("content checksum"));
+            }
+            let c = &self.input[self.in_pos..self.in_pos + 4];
+            let stored = [c[0], c[1], c[2], c[3]];
+            self.in_pos += 4;
+            st.check_checksum(stored, at, || Ok(&[]))?;
+        }
+        self.stage = Stage::Frames;
+        Ok(())
+    }
+
     /// Decode the next block of the frame (or finish it).
     fn block(&mut self, mut st: FrameState) -> Result<bool> {
         self.fresh = false;
@@ -389,18 +396,7 @@ impl<R: Read> FrameDecoder<R> {
             self.stage = Stage::Blocks(st);
             return Ok(true);
         }
-        st.check_size()?;
-        if st.header.checksum {
-            let at = self.at();
-            if !self.fill(4)? {
-                return Err(self.truncated("content checksum"));
-            }
-            let c = &self.input[self.in_pos..self.in_pos + 4];
-            let stored = [c[0], c[1], c[2], c[3]];
-            self.in_pos += 4;
-            st.check_checksum(stored, at, || Ok(&[]))?;
-        }
-        self.stage = Stage::Frames;
+        self.end_frame(&mut st)?;
         Ok(true)
     }
 
