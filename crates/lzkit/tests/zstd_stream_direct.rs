@@ -8,6 +8,7 @@
 
 use lzkit::Error;
 use lzkit::zstd::{Decoder, Dictionary, FrameDecoder};
+use lzkit_testkit::zstd_check::Chunked;
 use std::io::{self, Read, Write};
 
 /// Deterministic data: runs of text-like copies and random bytes.
@@ -112,18 +113,6 @@ fn with_content_size(f: &[u8], size: u64) -> Vec<u8> {
         g[at + i] = (v >> (8 * i)) as u8;
     }
     g
-}
-
-/// A reader that gives at most `n` bytes a call.
-struct Trickle<'a>(&'a [u8], usize);
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = buf.len().min(self.1).min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
-    }
 }
 
 /// Everything `d` gives, read `size` bytes at a time, and the error that
@@ -260,7 +249,7 @@ fn trickling_readers_and_many_frames() {
     let want = [&a[..], &b, &e, &c, &b].concat();
     for per_call in [1usize, 3, 1000, 1 << 20] {
         for room in [a.len(), 300_000, want.len()] {
-            let mut d = FrameDecoder::new(Trickle(&stream, per_call));
+            let mut d = FrameDecoder::new(Chunked::new(&stream, per_call));
             let mut buf = vec![0u8; room];
             let first = d.read(&mut buf).unwrap();
             assert_eq!(first, a.len(), "the first frame in one read");
@@ -401,7 +390,7 @@ fn corrupt_and_truncated_frames_get_the_window_verdict() {
                 seen += 1;
             }
             // Through a trickling reader as well.
-            let (_, e) = drain(&mut FrameDecoder::new(Trickle(&g, 1)), src.len() + 5);
+            let (_, e) = drain(&mut FrameDecoder::new(Chunked::new(&g, 1)), src.len() + 5);
             let (_, w) = drain(&mut FrameDecoder::new(&g[..]), src.len() + 5);
             assert_eq!(e.map(|e| e.to_string()), w.map(|e| e.to_string()));
         };

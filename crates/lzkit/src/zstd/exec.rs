@@ -90,6 +90,9 @@ fn malformed(what: &'static str) -> ZstdFault {
 /// sequence.
 #[inline(always)]
 pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), ZstdFault> {
+    // The one-chunk copies of the fast path (16-byte literal runs and
+    // matches) stay within every kernel's overrun.
+    const { assert!(K::OVERRUN >= 16) };
     let br = BackReader::new(s.stream)
         .ok_or_else(|| malformed("sequences bitstream has no end marker"))?;
     let stream = s.stream;

@@ -2,7 +2,7 @@
 //! window that grows with the output up to the frame's window size.
 
 use super::decoder::Decoder;
-use super::frame::{self, HEADER_MAX, Header, Start};
+use super::frame::{self, BlockHeader, HEADER_MAX, Header, Start};
 use super::frame_state::{FrameState, Hashing};
 use crate::error::{Error, Fault, Result, ZstdFault, ZstdFrameFault};
 use crate::mem;
@@ -261,14 +261,7 @@ impl<R: Read> FrameDecoder<R> {
         self.fresh = false;
         let mut pos = 0usize;
         loop {
-            let block_at = self.at();
-            if !self.fill(3)? {
-                return Err(self.truncated("block header"));
-            }
-            let bh = st.block_header(&self.input[self.in_pos..self.in_pos + 3], block_at)?;
-            if !self.fill(3 + bh.input_len())? {
-                return Err(self.truncated("block"));
-            }
+            let (bh, block_at) = self.next_block(&st)?;
             // A raw or RLE block larger than the room left makes the frame
             // longer than it states: the window decodes it, for its verdict.
             if bh.kind != 2 && bh.size > out.len() - pos {
@@ -367,10 +360,10 @@ impl<R: Read> FrameDecoder<R> {
         Ok(())
     }
 
-    /// Decode the next block of the frame (or finish it).
-    fn block(&mut self, mut st: FrameState) -> Result<bool> {
-        self.fresh = false;
-        let block_max = st.block_max();
+    /// The next block's header and its position in the stream, with the
+    /// header and the block's input in the input buffer (at `in_pos`, not
+    /// consumed).
+    fn next_block(&mut self, st: &FrameState) -> Result<(BlockHeader, u64)> {
         let block_at = self.at();
         if !self.fill(3)? {
             return Err(self.truncated("block header"));
@@ -379,6 +372,14 @@ impl<R: Read> FrameDecoder<R> {
         if !self.fill(3 + bh.input_len())? {
             return Err(self.truncated("block"));
         }
+        Ok((bh, block_at))
+    }
+
+    /// Decode the next block of the frame (or finish it).
+    fn block(&mut self, mut st: FrameState) -> Result<bool> {
+        self.fresh = false;
+        let block_max = st.block_max();
+        let (bh, block_at) = self.next_block(&st)?;
         self.in_pos += 3;
         self.make_room(&mut st, block_max)?;
         let data = &self.input[self.in_pos..self.in_pos + bh.input_len()];
