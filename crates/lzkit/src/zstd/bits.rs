@@ -166,6 +166,11 @@ impl<'a> ForwardReader<'a> {
     #[inline]
     pub(crate) fn peek(&self, n: u32) -> u32 {
         let byte = self.bit >> 3;
+        if let Some(word) = self.src.get(byte..byte + 8) {
+            // Away from the end: one load.
+            let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            return ((v >> (self.bit & 7)) & ((1u64 << n) - 1)) as u32;
+        }
         let mut v = 0u64;
         for i in 0..5 {
             v |= (*self.src.get(byte + i).unwrap_or(&0) as u64) << (8 * i);

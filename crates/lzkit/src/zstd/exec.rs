@@ -141,7 +141,10 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
         };
     }
     let t: &[SeqCell; ALL_CELLS] = s.tables.cells();
-    // A cell by state. Every state is a region's start plus fewer than
+    // A cell by state, by reference: its fields are loaded where they are
+    // used (a copy of the cell loads all of them at once, and the loop,
+    // short of registers, spilled them to the stack and back: 2-3%
+    // slower). Every state is a region's start plus fewer than
     // `1 << log <= SEQ_CELLS` (the initial states), or a cell's `next`
     // plus fewer than `1 << nb_bits` (`read!` stays below it), which
     // SeqTables keeps within ALL_CELLS.
@@ -150,7 +153,7 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
             let state: usize = $state;
             debug_assert!(state < ALL_CELLS);
             // SAFETY: state < ALL_CELLS, as above.
-            unsafe { *t.get_unchecked(state) }
+            unsafe { t.get_unchecked(state) }
         }};
     }
     let mut ll_state = Field::LiteralLength.region() + read!(s.tables.log(Field::LiteralLength));
@@ -190,20 +193,20 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
         let mlc = cell!(ml_state);
         // No literals: known from the cell (literal length code 0 is the
         // only one with baseline 0), before its extra bits are read.
-        let ll0 = (llc.base == 0) as usize;
-        let of_value = ofc.base as usize + read!(ofc.add_bits);
+        let ll0 = (llc.base() == 0) as usize;
+        let of_value = ofc.base() as usize + read!(ofc.add_bits());
         // Lengths without extra bits (most of them on many columns) skip
         // the read, which shortens the chain through the bit count.
-        let mut ml = mlc.base as usize;
-        if mlc.add_bits != 0 {
-            ml += read!(mlc.add_bits);
+        let mut ml = mlc.base() as usize;
+        if mlc.add_bits() != 0 {
+            ml += read!(mlc.add_bits());
         }
-        if ofc.add_bits as u32 + mlc.add_bits as u32 + llc.add_bits as u32 > 30 {
+        if ofc.add_bits() as u32 + mlc.add_bits() as u32 + llc.add_bits() as u32 > 30 {
             reload!();
         }
-        let mut ll = llc.base as usize;
-        if llc.add_bits != 0 {
-            ll += read!(llc.add_bits);
+        let mut ll = llc.base() as usize;
+        if llc.add_bits() != 0 {
+            ll += read!(llc.add_bits());
         }
         // Repeat offsets, without branches (repeat and new offsets mix at
         // random on many columns): `of_value` 1-3 picks a repeat offset
@@ -221,9 +224,9 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
         r1 = select_unpredictable(keep1, r1, r0);
         r0 = offset;
         if left > 0 {
-            ll_state = llc.next as usize + read!(llc.nb_bits);
-            ml_state = mlc.next as usize + read!(mlc.nb_bits);
-            of_state = ofc.next as usize + read!(ofc.nb_bits);
+            ll_state = llc.next() as usize + read!(llc.nb_bits());
+            ml_state = mlc.next() as usize + read!(mlc.nb_bits());
+            of_state = ofc.next() as usize + read!(ofc.nb_bits());
             reload!();
         }
         // Execute: the fast path when the literals are there, the output

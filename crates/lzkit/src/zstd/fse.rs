@@ -142,9 +142,16 @@ pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; M
         if at != size {
             return None;
         }
-        for &symbol in &runs[..size] {
-            symbols[position] = symbol;
-            position = (position + step) & mask;
+        // Two positions at a time, `step` apart, each moving by twice
+        // the step: two short chains rather than one long one (the
+        // table's size is even, and so is `step * size`).
+        let step2 = (2 * step) & mask;
+        let mut other = step & mask;
+        for pair in runs[..size].chunks_exact(2) {
+            symbols[position] = pair[0];
+            symbols[other] = pair[1];
+            position = (position + step2) & mask;
+            other = (other + step2) & mask;
         }
         return Some(next);
     }

@@ -7,13 +7,51 @@ use super::fse::{self, Counts, MAX_SYMBOLS};
 use std::sync::OnceLock;
 
 /// One cell of a sequence decoding table: the symbol's baseline and extra
-/// bits, and the state transition (8 bytes).
+/// bits, and the state transition, in one word (`base | add_bits << 32 |
+/// nb_bits << 40 | next << 48`), so a table is built with one store a
+/// cell; the sequence loop reads the fields it needs from memory (loads
+/// of one field each).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct SeqCell {
-    pub(crate) base: u32,
-    pub(crate) add_bits: u8,
-    pub(crate) nb_bits: u8,
-    pub(crate) next: u16,
+#[repr(align(8))]
+pub(crate) struct SeqCell([u8; 8]);
+
+impl SeqCell {
+    /// The code half of a cell's bits.
+    #[inline(always)]
+    fn code_bits((base, add_bits): (u32, u8)) -> u64 {
+        base as u64 | (add_bits as u64) << 32
+    }
+
+    /// A cell from its word (see the type).
+    #[inline(always)]
+    fn from_bits(bits: u64) -> SeqCell {
+        SeqCell(bits.to_le_bytes())
+    }
+
+    /// The symbol's baseline.
+    #[inline(always)]
+    pub(crate) fn base(&self) -> u32 {
+        let b = &self.0;
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    /// The symbol's extra bits.
+    #[inline(always)]
+    pub(crate) fn add_bits(&self) -> u8 {
+        self.0[4]
+    }
+
+    /// The bits of the next state.
+    #[inline(always)]
+    pub(crate) fn nb_bits(&self) -> u8 {
+        self.0[5]
+    }
+
+    /// The next state's first cell (an index into [`SeqTables`]' array).
+    #[inline(always)]
+    pub(crate) fn next(&self) -> u16 {
+        u16::from_le_bytes([self.0[6], self.0[7]])
+    }
 }
 
 /// Cells of the largest sequence table (accuracy log 9): each field's
@@ -29,7 +67,8 @@ pub(crate) const ALL_CELLS: usize = 3 * SEQ_CELLS;
 ///
 /// A cell's `next` is an index into the whole array (its region's offset
 /// included), and every cell keeps `next + (1 << nb_bits) <= ALL_CELLS`
-/// (enforced where cells are written: [`SeqTables::put`]). A state is
+/// (enforced where cells are written: [`SeqTables::put`] and
+/// [`SeqTables::build`]). A state is
 /// always a field's region offset plus at most `(1 << log) - 1`, or a
 /// cell's `next` plus `nb_bits` bits, so it indexes the array without a
 /// mask or a bounds check, whatever the input.
@@ -84,31 +123,54 @@ impl SeqTables {
         let region = field.region();
         let fits = nb_bits <= 9 && next as usize + (1usize << nb_bits) <= SEQ_CELLS;
         let (nb_bits, next) = if fits { (nb_bits, next) } else { (0, 0) };
-        self.cells[region + (i & (SEQ_CELLS - 1))] = SeqCell {
-            base,
-            add_bits,
-            nb_bits,
-            next: (region + next as usize) as u16,
-        };
+        self.cells[region + (i & (SEQ_CELLS - 1))] = SeqCell::from_bits(
+            SeqCell::code_bits((base, add_bits))
+                | (nb_bits as u64) << 40
+                | ((region + next as usize) as u64) << 48,
+        );
     }
 
     /// `field`'s table from normalized counts.
+    ///
+    /// One pass over the cells in order, each written with one store:
+    /// the symbol's code half (baseline and extra bits, looked up once per
+    /// symbol) joined with the state transition. The spread puts each
+    /// symbol in exactly as many cells as its count (or one for a "less
+    /// than one" probability), so its states run from that count up to
+    /// below twice it, and every transition lands inside the table; the
+    /// check that keeps [`SeqTables`]' invariant whatever happens costs a
+    /// compare and a select.
     pub(super) fn build(&mut self, field: Field, counts: &Counts) -> Option<()> {
         let log = counts.accuracy_log;
         if log > field.max_log() {
             return None;
         }
         let mut symbols = [0u8; 512];
-        let mut next = fse::spread(counts, &mut symbols)?;
-        // Each symbol's code once, not once per cell.
-        let mut codes = [(0u32, 0u8); MAX_SYMBOLS];
-        for (s, code) in codes.iter_mut().enumerate().take(counts.symbols) {
-            *code = field.code(s as u8);
+        let first = fse::spread(counts, &mut symbols)?;
+        // Per symbol (below 64: every field has fewer symbols, so a
+        // symbol indexes these with a mask and no check): its next state,
+        // and its cell's code half.
+        let mut state = [0u16; 64];
+        let mut code = [0u64; 64];
+        for s in 0..counts.symbols.min(MAX_SYMBOLS) {
+            state[s] = first[s];
+            code[s] = SeqCell::code_bits(field.code(s as u8));
         }
-        for (i, &s) in symbols[..1usize << log].iter().enumerate() {
-            let (nb_bits, base_state) = fse::transition(&mut next, s, log)?;
-            let (base, add_bits) = codes[s as usize % MAX_SYMBOLS];
-            self.put(field, i, base, add_bits, nb_bits, base_state);
+        let region = field.region();
+        let size = 1usize << log;
+        let cells = &mut self.cells[region..region + size];
+        for (cell, &s) in cells.iter_mut().zip(&symbols[..size]) {
+            let s = s as usize & 63;
+            let x = state[s];
+            state[s] = x.wrapping_add(1);
+            // `max(1)`: a state of 0 (no count) never occurs, see above.
+            let x = (x as u32).max(1);
+            let nb_bits = log.saturating_sub(fse::highbit(x));
+            let next = (x << nb_bits).wrapping_sub(size as u32);
+            let fits = next as usize + (1usize << nb_bits) <= SEQ_CELLS;
+            let (nb_bits, next) = if fits { (nb_bits, next) } else { (0, 0) };
+            let bits = code[s] | (nb_bits as u64) << 40 | ((region as u64 + next as u64) << 48);
+            *cell = SeqCell::from_bits(bits);
         }
         self.logs[field as usize] = log;
         Some(())
@@ -329,11 +391,11 @@ mod tests {
                 for (i, symbol, nb_bits, next) in reference {
                     let cell = t.cells()[field.region() + i];
                     let (base, add_bits) = field.code(symbol);
-                    prop_assert_eq!(cell.base, base);
-                    prop_assert_eq!(cell.add_bits, add_bits);
-                    prop_assert_eq!(cell.nb_bits, nb_bits);
-                    prop_assert_eq!(cell.next as usize, field.region() + next as usize);
-                    prop_assert!(cell.next as usize + (1 << cell.nb_bits) <= field.region() + SEQ_CELLS);
+                    prop_assert_eq!(cell.base(), base);
+                    prop_assert_eq!(cell.add_bits(), add_bits);
+                    prop_assert_eq!(cell.nb_bits(), nb_bits);
+                    prop_assert_eq!(cell.next() as usize, field.region() + next as usize);
+                    prop_assert!(cell.next() as usize + (1 << cell.nb_bits()) <= field.region() + SEQ_CELLS);
                 }
             }
         }
@@ -347,7 +409,7 @@ mod tests {
         }
         t.set_rle(Field::Offset, 31);
         for cell in t.cells().iter() {
-            assert!(cell.next as usize + (1usize << cell.nb_bits) <= ALL_CELLS);
+            assert!(cell.next() as usize + (1usize << cell.nb_bits()) <= ALL_CELLS);
         }
     }
 }
