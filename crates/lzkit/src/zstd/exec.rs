@@ -101,7 +101,7 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     // The window the container was loaded from, as a pointer; reloads
     // take the fast path while it is at least 8 bytes into the stream.
     let mut wp = sp.wrapping_add(bpos);
-    let wp_floor = (sp as usize).wrapping_add(8);
+    let wp_floor = (sp as usize).saturating_add(8);
     // Read `n <= 56` bits (0 reads 0): `bits >> (64 - used)` masked to `n`
     // bits (BMI2: `shrx`, `bzhi`); always below `1 << n`. Past 64
     // consumed bits (a corrupt stream) values are meaningless, and the
@@ -237,7 +237,7 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
         let total = ll + ml;
         let match_addr = (op as usize).wrapping_add(ll);
         if ll <= lits_end - lp as usize
-            && (op as usize).wrapping_add(total) <= fast_end
+            && within(op as usize, total, fast_end)
             && offset.wrapping_sub(1) < match_addr.saturating_sub(floor)
         {
             // SAFETY: the literal source `lp .. lp + ll + OVERRUN` is
@@ -321,6 +321,19 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     o.buf[pos..pos + rest].copy_from_slice(&lits[lit..s.lit_len]);
     o.pos = pos + rest;
     Ok(())
+}
+
+/// Whether `at + n <= end`. A sequence is shorter than 2^18 bytes, so on
+/// 64-bit targets (addresses below 2^57) the sum cannot wrap and one add
+/// and compare do; on narrower ones a buffer near the top of the address
+/// space could make it wrap, and the add is checked.
+#[inline(always)]
+fn within(at: usize, n: usize, end: usize) -> bool {
+    if cfg!(target_pointer_width = "64") {
+        at.wrapping_add(n) <= end
+    } else {
+        at.checked_add(n).is_some_and(|e| e <= end)
+    }
 }
 
 /// [`BackReader::reload`] for the sequence loop's state, where the
