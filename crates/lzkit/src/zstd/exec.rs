@@ -99,9 +99,17 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     let sp = stream.as_ptr();
     let (bpos, mut bits, mut used) = br.parts();
     // The window the container was loaded from, as a pointer; reloads
-    // take the fast path while it is at least 8 bytes into the stream.
+    // take the fast path while it is at least 16 bytes into the stream.
+    // Fewer than 128 bits are consumed between two reloads, whatever the
+    // input: after a reload at most 7, then at most three extra-bit reads
+    // of at most 31 bits each (`SeqTables` keeps every cell's `add_bits`
+    // at most `MAX_ADD_BITS`) and three state reads of at most 9. So a
+    // reload moves the window back at most 15 bytes, and the count needs
+    // no check. A valid stream never consumes more than the container's
+    // 64 bits; a corrupt one that does reads meaningless values, with its
+    // position still counted exactly, and is rejected at the end.
     let mut wp = sp.wrapping_add(bpos);
-    let wp_floor = (sp as usize).saturating_add(8);
+    let wp_floor = (sp as usize).saturating_add(16);
     // Read `n <= 56` bits (0 reads 0): `bits >> (64 - used)` masked to `n`
     // bits (BMI2: `shrx`, `bzhi`); always below `1 << n`. Past 64
     // consumed bits (a corrupt stream) values are meaningless, and the
@@ -120,10 +128,11 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     }
     macro_rules! reload {
         () => {
-            if wp as usize >= wp_floor && used <= 64 {
-                // SAFETY: `wp` is at least 8 bytes into the stream and
-                // moves back at most 8 bytes (used <= 64), so it stays in
-                // it, and it started at most 8 bytes before its end
+            if wp as usize >= wp_floor {
+                debug_assert!(used < 128);
+                // SAFETY: `wp` is at least 16 bytes into the stream and
+                // moves back at most 15 bytes (used < 128, above), so it
+                // stays in it, and it started at most 8 bytes before its end
                 // (BackReader's window), which it only moves away from:
                 // the 8 bytes read are in the stream.
                 unsafe {

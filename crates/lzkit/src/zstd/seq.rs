@@ -19,7 +19,7 @@ impl SeqCell {
     /// The code half of a cell's bits.
     #[inline(always)]
     fn code_bits((base, add_bits): (u32, u8)) -> u64 {
-        base as u64 | (add_bits as u64) << 32
+        base as u64 | (add_bits.min(MAX_ADD_BITS) as u64) << 32
     }
 
     /// A cell from its word (see the type).
@@ -53,6 +53,12 @@ impl SeqCell {
         u16::from_le_bytes([self.0[6], self.0[7]])
     }
 }
+
+/// The most extra bits of any code (offset code 31). Every cell keeps its
+/// `add_bits` at or below it ([`SeqCell::code_bits`], the only way cells
+/// get them), which bounds the bits the sequence loop consumes between
+/// two reloads.
+pub(crate) const MAX_ADD_BITS: u8 = 31;
 
 /// Cells of the largest sequence table (accuracy log 9): each field's
 /// region of [`SeqTables`].
@@ -393,6 +399,7 @@ mod tests {
                     let (base, add_bits) = field.code(symbol);
                     prop_assert_eq!(cell.base(), base);
                     prop_assert_eq!(cell.add_bits(), add_bits);
+                    prop_assert!(cell.add_bits() <= MAX_ADD_BITS);
                     prop_assert_eq!(cell.nb_bits(), nb_bits);
                     prop_assert_eq!(cell.next() as usize, field.region() + next as usize);
                     prop_assert!(cell.next() as usize + (1 << cell.nb_bits()) <= field.region() + SEQ_CELLS);
@@ -409,6 +416,7 @@ mod tests {
         }
         t.set_rle(Field::Offset, 31);
         for cell in t.cells().iter() {
+            assert!(cell.add_bits() <= MAX_ADD_BITS);
             assert!(cell.next() as usize + (1usize << cell.nb_bits()) <= ALL_CELLS);
         }
     }
