@@ -245,12 +245,12 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
         // offset 0 wraps to the largest value).
         let total = ll + ml;
         let match_addr = (op as usize).wrapping_add(ll);
-        if ll <= lits_end - lp as usize
+        if within(lp as usize, ll, lits_end)
             && within(op as usize, total, fast_end)
             && offset.wrapping_sub(1) < match_addr.saturating_sub(floor)
         {
             // SAFETY: the literal source `lp .. lp + ll + OVERRUN` is
-            // inside `lits` (ll <= lits_end - lp, padding >= OVERRUN); the
+            // inside `lits` (lp + ll <= lits_end, padding >= OVERRUN); the
             // destination `op .. op + total + OVERRUN` is inside `buf`
             // (op + total <= fast_end); the match source starts at
             // match_at - offset >= floor >= base and the kernel's pattern
@@ -332,10 +332,10 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
     Ok(())
 }
 
-/// Whether `at + n <= end`. A sequence is shorter than 2^18 bytes, so on
-/// 64-bit targets (addresses below 2^57) the sum cannot wrap and one add
-/// and compare do; on narrower ones a buffer near the top of the address
-/// space could make it wrap, and the add is checked.
+/// Whether `at + n <= end`, for `n` a sequence's literal or total length
+/// (below 2^18). On 64-bit targets (addresses below 2^57) the sum cannot
+/// wrap, and one add and compare do; on narrower ones a buffer near the
+/// top of the address space could make it wrap, and the add is checked.
 #[inline(always)]
 fn within(at: usize, n: usize, end: usize) -> bool {
     if cfg!(target_pointer_width = "64") {

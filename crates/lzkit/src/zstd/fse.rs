@@ -143,8 +143,10 @@ pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; M
             return None;
         }
         // Two positions at a time, `step` apart, each moving by twice
-        // the step: two short chains rather than one long one (the
-        // table's size is even, and so is `step * size`).
+        // the step: two short dependency chains rather than one long one.
+        // The table (a power of two of at least 32 cells) splits into
+        // pairs, and the even and odd visits together are the visits of
+        // one step.
         let step2 = (2 * step) & mask;
         let mut other = step & mask;
         for pair in runs[..size].chunks_exact(2) {
