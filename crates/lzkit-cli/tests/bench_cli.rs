@@ -338,9 +338,39 @@ fn cold_runs_say_so_in_every_format() {
 }
 
 #[test]
+fn hot_runs_say_so_in_the_table_and_the_settings() {
+    let dir = TempDir::new().unwrap();
+    let file = write_sample(dir.path(), "a.bin", 30_000);
+    let path = file.to_str().unwrap();
+    let out = bench(&["--hot", "-i", "2", "--format", "json", path]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = Json::parse(&String::from_utf8(out.stdout).unwrap()).expect("valid JSON");
+    let settings = json.get("settings");
+    assert!(matches!(settings.get("hot"), Json::Bool(true)));
+    assert!(matches!(settings.get("cold"), Json::Bool(false)));
+    assert_eq!(settings.get("sampling").str(), "hot");
+    let gbps = json.get("files").arr()[0].get("gbps");
+    for c in ["ref", "adapt", "fresh", "free", "memcpy"] {
+        assert!(gbps.get(c).num() > 0.0, "{c}");
+    }
+    // The compact table names its sampling in its head.
+    let text = stdout_of(&["--hot", "-i", "1", path]);
+    assert!(text.contains("back to back"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("file (hot) ")), "{text}");
+    let warm = stdout_of(&["-i", "1", path]);
+    assert!(warm.lines().any(|l| l.starts_with("file (interleaved) ")));
+    fails_verification(&["-i", "1", "--hot", path], "free", 11);
+    fail(&["--hot", "--cold"], "one at a time");
+}
+
+#[test]
 fn quick_uses_a_small_built_in_corpus() {
     let out = stdout_of(&["--quick", "-i", "1", "--format", "csv"]);
-    assert_eq!(out.lines().count(), 1 + 17 + 2, "{out}");
+    assert_eq!(out.lines().count(), 1 + 18 + 2, "{out}");
     assert!(out.lines().any(|l| l.starts_with("sorted_month.UInt32,")));
 }
 
@@ -641,6 +671,7 @@ fn help_lists_the_options() {
         "--corpus-scale",
         "--quick",
         "--cold",
+        "--hot",
         "--compress",
         "--frame",
         "--threads",

@@ -7,14 +7,18 @@
 //! once, in a freshly shuffled order, and the statistic (minimum or median)
 //! is taken per contender over the rounds.
 //!
-//! A sample normally decodes the input over and over (after a warm-up), as
-//! the study did; with `--cold` it decodes it once, after other data (see
-//! [`FLUSH_BYTES`]), which is what a scan over many columns sees.
+//! How a sample decodes is its [`Sampling`]: by default the input over and
+//! over into fresh copies of the output (after a warm-up), as the study
+//! did; with `--hot` in passes back to back into one output, the best pass
+//! counting, which is what a reader that decompresses a block into a
+//! buffer and reads it at once sees; with `--cold` once, after other data
+//! (see [`FLUSH_BYTES`]), which is what a scan over many columns sees.
 
 use std::ops::Range;
 use std::time::Instant;
 
 use lzkit::lz4::block::{self, Decoder, Kernel, Variant, VariantStats};
+use xxhash_rust::xxh64::xxh64;
 
 use super::codec::{Blocks, Compressor, compress_blocks, ref_decompress};
 use super::reference;
@@ -45,6 +49,15 @@ pub const POISON: u8 = 0xA5;
 /// avx2-32m: 2.3 GB/s first, 4.7 GB/s sixth pass, on a Zen 5 VM); after 1
 /// MiB of other data it is back to first-visit speed.
 pub const FLUSH_BYTES: usize = 1 << 20;
+/// A `--hot` sample: timed passes after its warm-up pass, each timed on
+/// its own; the sample is the best of them. With the rounds' minimum over
+/// them, 20 rounds take the best of 100 passes.
+pub const HOT_PASSES: usize = 5;
+/// A `--hot` pass decodes at least this much: inputs smaller than this are
+/// decoded into as many copies as make it up (every copy checked), so that
+/// one clock read times at least a few microseconds. Small enough to stay
+/// in L2 with the input.
+pub const HOT_PASS_BYTES: usize = 64 << 10;
 /// x86 cores compare the low 12 address bits of a load with those of
 /// earlier stores before the full address is known: the period of "4K
 /// aliasing" (see [`output_buffer`]).
@@ -102,6 +115,33 @@ impl Contender {
     }
 }
 
+/// How a sample decodes the input (`docs/benchmarking.md`, "Hot and
+/// interleaved measure different things").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// After a warm-up, passes into fresh copies of the output, at least
+    /// [`MIN_SAMPLE_BYTES`] in all, under one clock: with the contenders
+    /// taking turns, each decode starts from L3 or memory (the default).
+    Passes,
+    /// A pass over the input, then [`HOT_PASSES`] timed passes back to back
+    /// into the same output, the best counting: the blocks and the output
+    /// are in cache where they fit (`--hot`).
+    Hot,
+    /// One pass after [`FLUSH_BYTES`] of other data (`--cold`).
+    Cold,
+}
+
+impl Sampling {
+    /// Name in the report (the table's mode) and the JSON settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampling::Passes => "interleaved",
+            Sampling::Hot => "hot",
+            Sampling::Cold => "cold",
+        }
+    }
+}
+
 /// Which statistic of the per-round times a speed reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stat {
@@ -146,6 +186,9 @@ pub struct Plan {
     pub stat: Stat,
     /// Seed of this input's adaptive decoder.
     pub adapt_seed: u64,
+    /// How a sample decodes ([`Sampling::Cold`] needs the other data, the
+    /// `flush` argument of [`measure`]).
+    pub sampling: Sampling,
     /// Testing hook (`LZKIT_BENCH_FAULT`): the contender whose output is
     /// corrupted after every sample, which verification must catch.
     pub fault: Option<Contender>,
@@ -334,13 +377,16 @@ pub fn measure(
         .collect::<Result<Vec<_>, _>>()?;
     // Every pass of a sample decodes into its own copy of the output, so
     // that every decode is checked, not just a sample's last. A cold sample
-    // is one pass.
-    let passes = match flush {
-        Some(_) => 1,
-        None => passes_per_sample(original.len()),
+    // is one pass; a hot one decodes its passes into the same copies.
+    let copies = match (plan.sampling, &flush) {
+        (Sampling::Cold, None) => return Err("a cold measurement needs other data".into()),
+        (Sampling::Cold, Some(_)) => 1,
+        (Sampling::Hot, _) => HOT_PASS_BYTES.div_ceil(original.len()),
+        (Sampling::Passes, _) => passes_per_sample(original.len()),
     };
     let clock = clock_overhead();
-    let (mut buffer, place) = output_buffer(passes * original.len(), original);
+    let digest = xxh64(original, 0);
+    let (mut buffer, place) = output_buffer(copies * original.len(), original);
     let out = &mut buffer[place];
     let seconds = interleave(
         runners.len(),
@@ -350,9 +396,12 @@ pub fn measure(
         on_round,
         |k| {
             let fault = plan.fault == Some(runners[k].contender);
-            match flush.as_deref_mut() {
-                Some(flush) => cold_sample(&mut runners[k], &work, out, flush, clock, fault),
-                None => sample(&mut runners[k], &work, out, fault),
+            match (plan.sampling, flush.as_deref_mut()) {
+                (Sampling::Cold, Some(flush)) => {
+                    cold_sample(&mut runners[k], &work, out, flush, clock, fault)
+                }
+                (Sampling::Hot, _) => hot_sample(&mut runners[k], &work, out, digest, fault),
+                _ => sample(&mut runners[k], &work, out, fault),
             }
         },
     )?;
@@ -429,6 +478,46 @@ fn sample(runner: &mut Runner, work: &Work, out: &mut [u8], fault: bool) -> Resu
     corrupt_if(fault, out);
     verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
     Ok(seconds)
+}
+
+/// One `--hot` sample: a pass over the input (its blocks and output then
+/// in cache where they fit, the branch predictors trained), then
+/// [`HOT_PASSES`] passes back to back, each timed on its own, into the same
+/// `out` (one or more copies of the input, [`HOT_PASS_BYTES`] at least).
+/// Before every pass `out` is poisoned; after it, every copy is checked
+/// against `digest` (the input's XXH64), which reads only the output and
+/// leaves the input's blocks in cache. Returns the best pass's seconds per
+/// copy.
+fn hot_sample(
+    runner: &mut Runner,
+    work: &Work,
+    out: &mut [u8],
+    digest: u64,
+    fault: bool,
+) -> Result<f64, String> {
+    let name = runner.contender.name();
+    let len = work.original.len();
+    let all = work.blocks.blocks.len();
+    let mut best = f64::INFINITY;
+    for pass in 0..=HOT_PASSES {
+        out.fill(POISON);
+        let start = Instant::now();
+        for copy in out.chunks_exact_mut(len) {
+            runner
+                .pass(work, copy, all)
+                .map_err(|e| format!("{name}: {e}"))?;
+        }
+        let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
+        corrupt_if(fault, out);
+        if out.chunks_exact(len).any(|copy| xxh64(copy, 0) != digest) {
+            verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
+            return Err(format!("{name}: decoded bytes differ from the original"));
+        }
+        if pass > 0 {
+            best = best.min(seconds);
+        }
+    }
+    Ok(best)
 }
 
 /// One `--cold` sample: poison `out` (one copy of the input), decode
@@ -592,6 +681,7 @@ mod tests {
             rounds: 2,
             stat: Stat::Median,
             adapt_seed: 5,
+            sampling: Sampling::Passes,
             fault: None,
         };
         let mut rounds = 0;
@@ -628,6 +718,7 @@ mod tests {
             rounds: 2,
             stat: Stat::Min,
             adapt_seed: 5,
+            sampling: Sampling::Cold,
             fault: None,
         };
         let m = measure_quietly(&original, &blocks, &contenders, plan, Some(&mut flush)).unwrap();
@@ -648,6 +739,53 @@ mod tests {
     }
 
     #[test]
+    fn hot_samples_pass_back_to_back_and_check_every_pass() {
+        let original = runs_input();
+        let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
+        let contenders = [Contender::Ref, Contender::Adapt, Contender::Memcpy];
+        let plan = Plan {
+            rounds: 2,
+            stat: Stat::Min,
+            adapt_seed: 5,
+            sampling: Sampling::Hot,
+            fault: None,
+        };
+        let m = measure_quietly(&original, &blocks, &contenders, plan, None).unwrap();
+        assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
+        // 3 rounds of a first pass and HOT_PASSES timed ones over 7 blocks.
+        let pulls: u64 = m.adapt.unwrap().arms.iter().map(|a| a.blocks).sum();
+        assert_eq!(pulls, 3 * (1 + HOT_PASSES as u64) * 7);
+
+        // An input under HOT_PASS_BYTES: decoded into copies that make
+        // it up, every one of them counted (one block each).
+        let small = &original[..20_000];
+        let one = compress_blocks(small, 65_536, Compressor::Ref, 1).unwrap();
+        let m = measure_quietly(small, &one, &[Contender::Adapt], plan, None).unwrap();
+        let pulls: u64 = m.adapt.unwrap().arms.iter().map(|a| a.blocks).sum();
+        let copies = HOT_PASS_BYTES.div_ceil(small.len()) as u64;
+        assert_eq!(pulls, 3 * (1 + HOT_PASSES as u64) * copies);
+
+        // A wrong decode is caught, and so is a later pass gone wrong.
+        let mut other = original.clone();
+        other[100] = 8;
+        let wrong = compress_blocks(&other, 65_536, Compressor::Ref, 1).unwrap();
+        let err = measure_quietly(&original, &wrong, &[Contender::Ref], plan, None).unwrap_err();
+        assert!(err.contains("ref") && err.contains("offset 100"), "{err}");
+        let hooked = Plan {
+            fault: Some(Contender::Memcpy),
+            ..plan
+        };
+        let err = measure_quietly(&original, &blocks, &contenders, hooked, None).unwrap_err();
+        assert!(err.starts_with("memcpy:"), "{err}");
+        // A cold plan without other data is refused, not measured warm.
+        let cold = Plan {
+            sampling: Sampling::Cold,
+            ..plan
+        };
+        assert!(measure_quietly(&original, &blocks, &contenders, cold, None).is_err());
+    }
+
+    #[test]
     fn a_wrong_decode_is_caught() {
         let original = vec![7u8; 70_000];
         let mut blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
@@ -658,6 +796,7 @@ mod tests {
             rounds: 1,
             stat: Stat::Min,
             adapt_seed: 0,
+            sampling: Sampling::Passes,
             fault: None,
         };
         let err = measure_quietly(&original, &blocks, &[Contender::Ref], plan, None).unwrap_err();

@@ -52,7 +52,7 @@ use lzkit::lz4::block::{self, Variant};
 use super::report::{PROGRAM, eprint_line};
 use cmdline::Parsed;
 use codec::{Blocks, compress_blocks};
-use measure::{Contender, FLUSH_BYTES, Flush, Measured, Plan, measure};
+use measure::{Contender, FLUSH_BYTES, Flush, Measured, Plan, Sampling, measure};
 use options::{Mode, Options};
 use report::{FileResult, Report, Settings, Speeds};
 use rng::{Rng, derive_seed};
@@ -320,7 +320,7 @@ fn for_each_input(
 fn run(opts: &Options) -> Result<Report, Failure> {
     let contenders = Contender::all();
     let mut order = Rng::new(opts.seed);
-    let mut flush = match opts.cold {
+    let mut flush = match opts.sampling == Sampling::Cold {
         true => Some(Flush::new(corpus::other_data(FLUSH_BYTES)).map_err(Failure::Compress)?),
         false => None,
     };
@@ -336,6 +336,7 @@ fn run(opts: &Options) -> Result<Report, Failure> {
             rounds: opts.rounds,
             stat: opts.stat,
             adapt_seed: derive_seed(opts.seed, i as u64),
+            sampling: opts.sampling,
             fault: contenders
                 .iter()
                 .copied()
@@ -378,7 +379,7 @@ fn settings(opts: &Options) -> Settings {
         },
         rounds: opts.rounds,
         stat: opts.stat,
-        cold: opts.cold,
+        sampling: opts.sampling,
         seed: opts.seed,
         variants: Variant::available().to_vec(),
         candidates: Variant::candidates().to_vec(),

@@ -9,7 +9,7 @@ use lzkit::lz4::frame::BlockSize;
 
 use super::cmdline::{Arg, Parsed, Walk};
 use super::codec::Compressor;
-use super::measure::Stat;
+use super::measure::{Sampling, Stat};
 use super::reference::{self, MISSING};
 use super::report::Format;
 use crate::cli::values::{self, CountError, SizeError, SizeSyntax};
@@ -117,8 +117,10 @@ pub struct Options {
     pub format: Format,
     /// Size factor of the built-in corpus (`--corpus-scale`).
     pub corpus_scale: f64,
-    /// Every sample a first visit (`--cold`).
-    pub cold: bool,
+    /// How a sample decodes: repeated passes into fresh output (the
+    /// default), passes back to back in cache (`--hot`), or a first visit
+    /// (`--cold`).
+    pub sampling: Sampling,
     /// No progress bar (`-q`).
     pub quiet: bool,
     /// Measure all inputs as one, concatenated (`--concat`).
@@ -192,14 +194,20 @@ Options:
   -i, --rounds N         timed rounds (default 20; 5 for --compress and
                          --threads), after one warm-up round
       --stat min|median  statistic over the rounds (default min)
+      --hot              hot cache: each contender's sample is a pass over the
+                         input, then 5 passes back to back into the same
+                         output, the best counting (the blocks and output in
+                         cache where they fit), as a reader that decompresses
+                         a block into a buffer and reads it at once
       --cold             first visits: each sample decodes the input once,
                          after 1 MiB of other data, as a scan reads a column
-                         (default: repeated passes, which branch predictors
-                         can learn by heart on inputs under a few MiB);
-                         inputs under 64K then vary most: use more rounds
+                         (default: repeated passes into fresh copies of the
+                         output, at least 1 MiB, which branch predictors can
+                         learn by heart on inputs under a few MiB); inputs
+                         under 64K then vary most: use more rounds
       --seed N           seed of the round order and adaptive decoders
       --format FORMAT    text (default), markdown, csv or json
-      --corpus-scale F   size factor of the built-in corpus (default 1: 44 MiB)
+      --corpus-scale F   size factor of the built-in corpus (default 1: 45 MiB)
       --concat           measure all inputs as one, concatenated in order
                          (--threads: files under 8 MiB give threads no work)
       --interleave N     groups of N inputs, each measured as one: their
@@ -215,7 +223,7 @@ Contenders: ref, lz4_flex, each variant, adapt (one Decoder per input,
 learning over all rounds), fresh (a new Decoder for every pass: each read by
 a fresh decoder), free (block::decompress_into, no state), memcpy.
 
---cold, --compressor and --interleave apply to block decompression only. In every mode,
+--hot, --cold, --compressor and --interleave apply to block decompression only. In every mode,
 every round trip is verified, each round, and a mismatch stops the run.
 
 Exit status: 0 on success, 1 on a usage or input error, 10 if compression
@@ -242,6 +250,7 @@ struct Raw {
     format: Option<Format>,
     corpus_scale: Option<f64>,
     quick: bool,
+    hot: bool,
     cold: bool,
     concat: bool,
     interleave: Option<usize>,
@@ -336,6 +345,10 @@ fn parse_long(
         "quiet" => {
             no_value()?;
             raw.quiet = true;
+        }
+        "hot" => {
+            no_value()?;
+            raw.hot = true;
         }
         "cold" => {
             no_value()?;
@@ -458,7 +471,11 @@ fn resolve(raw: Raw) -> Result<Options, String> {
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
         format: raw.format.unwrap_or(Format::Text),
         corpus_scale: raw.corpus_scale.unwrap_or(quick_scale),
-        cold: raw.cold,
+        sampling: match (raw.hot, raw.cold) {
+            (true, _) => Sampling::Hot,
+            (false, true) => Sampling::Cold,
+            (false, false) => Sampling::Passes,
+        },
         quiet: raw.quiet,
         concat: raw.concat,
         interleave: raw.interleave,
@@ -507,6 +524,9 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
     if raw.reuse_state && mode != Mode::Compress {
         return Err("--reuse-state applies to --compress only".into());
     }
+    if raw.hot && raw.cold {
+        return Err("--hot and --cold: one at a time".into());
+    }
     if raw.concat && raw.interleave.is_some() {
         return Err("--concat and --interleave: one at a time".into());
     }
@@ -516,6 +536,9 @@ fn resolve_mode(raw: &Raw) -> Result<Mode, String> {
         }
         if raw.cold {
             return Err("--cold applies to block decompression only".into());
+        }
+        if raw.hot {
+            return Err("--hot applies to block decompression only".into());
         }
         if raw.compressor.is_some() {
             return Err(
@@ -732,8 +755,11 @@ mod tests {
             (Stat::Min, Format::Text, 1.0)
         );
         assert!(o.inputs.is_empty());
-        assert!(!o.cold);
-        assert!(run(&["--cold"]).cold);
+        assert_eq!(o.sampling, Sampling::Passes);
+        assert_eq!(run(&["--cold"]).sampling, Sampling::Cold);
+        assert_eq!(run(&["--hot"]).sampling, Sampling::Hot);
+        assert!(fails(&["--hot", "--cold"]).contains("one at a time"));
+        assert!(fails(&["--hot", "--frame"]).contains("block decompression"));
         assert_eq!(run(&["--interleave", "4"]).interleave, Some(4));
         assert_eq!(run(&["--interleave=2"]).interleave, Some(2));
         assert_eq!(o.interleave, None);

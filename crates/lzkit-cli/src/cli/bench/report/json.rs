@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use lzkit::lz4::block::Variant;
 
+use super::super::measure::Sampling;
 use super::super::render::{json_array, json_num, json_object, json_str};
 use super::summary::{Derived, Summary};
 use super::{DECODE_UNIT, FileResult, Report, Speeds, skipped};
@@ -24,7 +25,9 @@ impl Report {
                 ("reference", json_str(&s.reference)),
                 ("rounds", s.rounds.to_string()),
                 ("stat", json_str(s.stat.name())),
-                ("cold", s.cold.to_string()),
+                ("sampling", json_str(s.sampling.name())),
+                ("hot", (s.sampling == Sampling::Hot).to_string()),
+                ("cold", (s.sampling == Sampling::Cold).to_string()),
                 ("seed", s.seed.to_string()),
                 (
                     "interleave",

@@ -13,7 +13,7 @@ mod tables;
 
 use lzkit::lz4::block::Variant;
 
-use super::measure::{AdaptOutcome, Stat};
+use super::measure::{AdaptOutcome, Sampling, Stat};
 use summary::{Derived, Summary};
 
 /// Output format (`--format`).
@@ -54,8 +54,9 @@ pub struct Settings {
     pub rounds: u32,
     /// Statistic over the rounds.
     pub stat: Stat,
-    /// Whether every sample was a first visit (`--cold`).
-    pub cold: bool,
+    /// How a sample decoded: repeated passes, hot (`--hot`) or a first
+    /// visit (`--cold`).
+    pub sampling: Sampling,
     /// Seed of the round order and of the adaptive decoders.
     pub seed: u64,
     /// lzkit variants this CPU runs, each a column.
@@ -251,7 +252,7 @@ mod tests {
                 reference: "ref".into(),
                 rounds: 3,
                 stat: Stat::Min,
-                cold: false,
+                sampling: Sampling::Passes,
                 seed: 1,
                 variants: vec![
                     Variant::plain(Kernel::Portable8),

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use lzkit::lz4::block::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, Variant};
 
+use super::super::measure::{HOT_PASSES, Sampling};
 use super::super::reference::{self, MISSING};
 use super::super::render::{Cell, Table, block_size_label, human_size};
 use super::summary::{Derived, Summary, on_files};
@@ -157,7 +158,11 @@ impl Report {
     /// the adaptive decoder, memcpy, the best fixed variant and the
     /// ratios to ref (every variant's column with `--variants`).
     fn compact_table(&self, derived: &[Derived], sum: &Summary) -> Table {
-        let mut head = vec!["file".to_string(), "size".into()];
+        // The head names the sampling: hot and interleaved figures of the
+        // same file differ by up to 2x, and tables get pasted without
+        // their header lines.
+        let file = format!("file ({})", self.settings.sampling.name());
+        let mut head = vec![file, "size".into()];
         head.extend(COMPACT.map(|c| c.0.to_string()));
         let cells = |s: &Speeds, d: &Derived| COMPACT.map(|c| named_cell(c.1, s, d));
         let mut rows: Vec<Vec<Cell>> = self.per_file(derived, |f, d| {
@@ -227,10 +232,14 @@ impl Report {
                  contenders interleaved in a random order each round (seed {}); every decode verified",
                 s.stat.name(),
                 s.rounds,
-                if s.cold {
-                    ", each one first visit after 1 MiB of other data (--cold)"
-                } else {
-                    ", each at least 1 MiB of repeated passes"
+                match s.sampling {
+                    Sampling::Cold =>
+                        ", each one first visit after 1 MiB of other data (--cold)".to_string(),
+                    Sampling::Hot => format!(
+                        ", each the best of {HOT_PASSES} passes back to back into one output \
+                         after a first pass, the blocks and output in cache where they fit (--hot)"
+                    ),
+                    Sampling::Passes => ", each at least 1 MiB of repeated passes".to_string(),
                 },
                 s.seed
             ),
