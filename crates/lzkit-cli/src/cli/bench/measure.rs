@@ -49,10 +49,17 @@ pub const POISON: u8 = 0xA5;
 /// avx2-32m: 2.3 GB/s first, 4.7 GB/s sixth pass, on a Zen 5 VM); after 1
 /// MiB of other data it is back to first-visit speed.
 pub const FLUSH_BYTES: usize = 1 << 20;
-/// A `--hot` sample: timed passes after its warm-up pass, each timed on
-/// its own; the sample is the best of them. With the rounds' minimum over
-/// them, 20 rounds take the best of 100 passes.
-pub const HOT_PASSES: usize = 5;
+/// A `--hot` sample decodes at least this much in passes back to back
+/// (after its first pass), each pass timed on its own; the sample is the
+/// best of them. Passes over the same input let the branch predictors
+/// learn its sequences by heart, and that is the hot case's speed: on a
+/// 745 KB column of a short match every 18 bytes, lz4's C decoder went
+/// from 3.5 GB/s on its second pass to 7.5 GB/s from its twentieth (Zen 4
+/// VM); a sample of 5 passes saw neither that nor lzkit's own steady
+/// speed.
+pub const HOT_SAMPLE_BYTES: usize = 32 << 20;
+/// The fewest timed passes of a `--hot` sample, however large the input.
+pub const HOT_MIN_PASSES: usize = 3;
 /// A `--hot` pass decodes at least this much: inputs smaller than this are
 /// decoded into as many copies as make it up (every copy checked), so that
 /// one clock read times at least a few microseconds. Small enough to stay
@@ -123,7 +130,8 @@ pub enum Sampling {
     /// [`MIN_SAMPLE_BYTES`] in all, under one clock: with the contenders
     /// taking turns, each decode starts from L3 or memory (the default).
     Passes,
-    /// A pass over the input, then [`HOT_PASSES`] timed passes back to back
+    /// A pass over the input, then timed passes back to back
+    /// ([`hot_passes`])
     /// into the same output, the best counting: the blocks and the output
     /// are in cache where they fit (`--hot`).
     Hot,
@@ -482,7 +490,7 @@ fn sample(runner: &mut Runner, work: &Work, out: &mut [u8], fault: bool) -> Resu
 
 /// One `--hot` sample: a pass over the input (its blocks and output then
 /// in cache where they fit, the branch predictors trained), then
-/// [`HOT_PASSES`] passes back to back, each timed on its own, into the same
+/// [`hot_passes`] passes back to back, each timed on its own, into the same
 /// `out` (one or more copies of the input, [`HOT_PASS_BYTES`] at least).
 /// Before every pass `out` is poisoned; after it, every copy is checked
 /// against `digest` (the input's XXH64), which reads only the output and
@@ -499,7 +507,7 @@ fn hot_sample(
     let len = work.original.len();
     let all = work.blocks.blocks.len();
     let mut best = f64::INFINITY;
-    for pass in 0..=HOT_PASSES {
+    for pass in 0..=hot_passes(out.len()) {
         out.fill(POISON);
         let start = Instant::now();
         for copy in out.chunks_exact_mut(len) {
@@ -518,6 +526,12 @@ fn hot_sample(
         }
     }
     Ok(best)
+}
+
+/// Timed passes of a `--hot` sample that decodes `bytes` a pass: enough
+/// for [`HOT_SAMPLE_BYTES`], at least [`HOT_MIN_PASSES`].
+pub fn hot_passes(bytes: usize) -> usize {
+    HOT_SAMPLE_BYTES.div_ceil(bytes.max(1)).max(HOT_MIN_PASSES)
 }
 
 /// One `--cold` sample: poison `out` (one copy of the input), decode
@@ -752,9 +766,12 @@ mod tests {
         };
         let m = measure_quietly(&original, &blocks, &contenders, plan, None).unwrap();
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
-        // 3 rounds of a first pass and HOT_PASSES timed ones over 7 blocks.
+        // 3 rounds of a first pass and the timed ones over 7 blocks.
         let pulls: u64 = m.adapt.unwrap().arms.iter().map(|a| a.blocks).sum();
-        assert_eq!(pulls, 3 * (1 + HOT_PASSES as u64) * 7);
+        let passes = hot_passes(original.len()) as u64;
+        assert_eq!(pulls, 3 * (1 + passes) * 7);
+        assert!(passes * original.len() as u64 >= HOT_SAMPLE_BYTES as u64);
+        assert_eq!(hot_passes(1 << 30), HOT_MIN_PASSES);
 
         // An input under HOT_PASS_BYTES: decoded into copies that make
         // it up, every one of them counted (one block each).
@@ -762,8 +779,9 @@ mod tests {
         let one = compress_blocks(small, 65_536, Compressor::Ref, 1).unwrap();
         let m = measure_quietly(small, &one, &[Contender::Adapt], plan, None).unwrap();
         let pulls: u64 = m.adapt.unwrap().arms.iter().map(|a| a.blocks).sum();
-        let copies = HOT_PASS_BYTES.div_ceil(small.len()) as u64;
-        assert_eq!(pulls, 3 * (1 + HOT_PASSES as u64) * copies);
+        let copies = HOT_PASS_BYTES.div_ceil(small.len());
+        let passes = hot_passes(copies * small.len()) as u64;
+        assert_eq!(pulls, 3 * (1 + passes) * copies as u64);
 
         // A wrong decode is caught, and so is a later pass gone wrong.
         let mut other = original.clone();

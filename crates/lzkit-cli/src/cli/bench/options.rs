@@ -195,10 +195,11 @@ Options:
                          --threads), after one warm-up round
       --stat min|median  statistic over the rounds (default min)
       --hot              hot cache: each contender's sample is a pass over the
-                         input, then 5 passes back to back into the same
-                         output, the best counting (the blocks and output in
-                         cache where they fit), as a reader that decompresses
-                         a block into a buffer and reads it at once
+                         input, then passes back to back into the same output
+                         (32 MiB, at least 3), the best counting: the blocks
+                         and output in cache where they fit, the branches
+                         learnt, as a reader that decompresses a block into a
+                         buffer and reads it at once
       --cold             first visits: each sample decodes the input once,
                          after 1 MiB of other data, as a scan reads a column
                          (default: repeated passes into fresh copies of the

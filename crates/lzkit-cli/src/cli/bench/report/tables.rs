@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use lzkit::lz4::block::{MIN_TIMED_BYTES, PRIOR_TRUST_BYTES, Variant};
 
-use super::super::measure::{HOT_PASSES, Sampling};
+use super::super::measure::{HOT_MIN_PASSES, HOT_SAMPLE_BYTES, Sampling};
 use super::super::reference::{self, MISSING};
 use super::super::render::{Cell, Table, block_size_label, human_size};
 use super::summary::{Derived, Summary, on_files};
@@ -236,8 +236,10 @@ impl Report {
                     Sampling::Cold =>
                         ", each one first visit after 1 MiB of other data (--cold)".to_string(),
                     Sampling::Hot => format!(
-                        ", each the best of {HOT_PASSES} passes back to back into one output \
-                         after a first pass, the blocks and output in cache where they fit (--hot)"
+                        ", each the best pass of {} MiB (at least {HOT_MIN_PASSES} passes) back \
+                         to back into one output after a first pass, the blocks and output in \
+                         cache where they fit (--hot)",
+                        HOT_SAMPLE_BYTES >> 20
                     ),
                     Sampling::Passes => ", each at least 1 MiB of repeated passes".to_string(),
                 },
