@@ -160,6 +160,7 @@ pub(super) fn fast_loop<K: Kernel, const S: u8, D: Dict>(
                 // SAFETY: as above.
                 unsafe { ipp.add(2) }
             } else {
+                std::hint::cold_path();
                 // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
                 let seq_start = unsafe { distance(ipp, sp) };
                 ip = seq_start + 1;
