@@ -4,7 +4,9 @@
 //! accept what C rejects, and agree with C on what both accept.
 
 use lzkit::Error;
-use lzkit::lz4::block::{compress, compress_with_dict, decompress_into, decompress_with_dict_into};
+use lzkit::lz4::block::{
+    Decoder, Variant, compress, compress_with_dict, decompress_into, decompress_with_dict_into,
+};
 use lzkit::lz4::frame::{self, BlockMode, BlockSize, FrameOptions};
 use lzkit_testkit::c_ref::{self, FrameSettings};
 use lzkit_testkit::*;
@@ -320,6 +322,54 @@ fn mutated_blocks_agree_with_c() {
         both_ok > 1000,
         "mutations too destructive: only {both_ok} accepted"
     );
+}
+
+#[test]
+fn literal_heavy_blocks_agree_with_c_in_every_variant() {
+    // The literal-heavy class of issue 36 (a nearly incompressible Int16
+    // column: literal runs around 14 bytes, a few with 255-run lengths,
+    // short matches from far back), whose fast loop keeps long matches and
+    // 255-run literal lengths out of line: C's level-1 and level-9 blocks,
+    // and damaged copies of them, through every variant.
+    let column = (0..corpus::len())
+        .find(|&i| corpus::name(i) == "wandering_counts.Int16")
+        .map(|i| corpus::generate(i, 0.25))
+        .expect("in the built-in corpus");
+    let mut rng = Rng::for_data(0x36);
+    for chunk in column.chunks(64 << 10).take(2) {
+        for level in [1, 9] {
+            let block = c_compress(chunk, level);
+            let mut damaged = vec![block.clone()];
+            damaged.extend((0..200).map(|_| mutate(&block, &mut rng)));
+            for m in &damaged {
+                let cap = chunk.len() + rng.index(100);
+                let theirs = c_decompress(m, cap, 0x5A);
+                for &v in Variant::available() {
+                    let mut d = Decoder::with_variant(v).expect("available");
+                    let mut dst = vec![0x5Au8; cap];
+                    match (&theirs, d.decompress_into(m, &mut dst)) {
+                        (Some(t), Ok(n)) => {
+                            assert_same(&dst[..n], t, &format!("{v} level {level}"))
+                        }
+                        (None, Ok(n)) => {
+                            panic!("{v} level {level}: C rejects, we accept {n} bytes")
+                        }
+                        (Some(_), Err(e)) => assert!(
+                            matches!(
+                                e,
+                                Error::CorruptBlock {
+                                    fault: lzkit::Fault::Lz4(lzkit::Lz4Fault::OffsetZero),
+                                    ..
+                                }
+                            ),
+                            "{v} level {level}: we reject what C accepts: {e}"
+                        ),
+                        (None, Err(_)) => {}
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]
