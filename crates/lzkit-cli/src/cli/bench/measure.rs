@@ -475,6 +475,18 @@ fn sample(runner: &mut Runner, work: &Work, out: &mut [u8], fault: bool) -> Resu
     runner
         .pass(work, &mut out[..len], warm_up)
         .map_err(|e| format!("{name}: {e}"))?;
+    let seconds = timed_copies(runner, work, out)?;
+    corrupt_if(fault, out);
+    verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
+    Ok(seconds)
+}
+
+/// Poison `out`, then decode one copy of the input into each of its
+/// `original.len()`-byte chunks under one clock. Returns seconds per copy.
+fn timed_copies(runner: &mut Runner, work: &Work, out: &mut [u8]) -> Result<f64, String> {
+    let name = runner.contender.name();
+    let len = work.original.len();
+    let all = work.blocks.blocks.len();
     out.fill(POISON);
     let start = Instant::now();
     for copy in out.chunks_exact_mut(len) {
@@ -482,10 +494,7 @@ fn sample(runner: &mut Runner, work: &Work, out: &mut [u8], fault: bool) -> Resu
             .pass(work, copy, all)
             .map_err(|e| format!("{name}: {e}"))?;
     }
-    let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
-    corrupt_if(fault, out);
-    verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;
-    Ok(seconds)
+    Ok(start.elapsed().as_secs_f64() / (out.len() / len) as f64)
 }
 
 /// One `--hot` sample: a pass over the input (its blocks and output then
@@ -505,17 +514,9 @@ fn hot_sample(
 ) -> Result<f64, String> {
     let name = runner.contender.name();
     let len = work.original.len();
-    let all = work.blocks.blocks.len();
     let mut best = f64::INFINITY;
     for pass in 0..=hot_passes(out.len()) {
-        out.fill(POISON);
-        let start = Instant::now();
-        for copy in out.chunks_exact_mut(len) {
-            runner
-                .pass(work, copy, all)
-                .map_err(|e| format!("{name}: {e}"))?;
-        }
-        let seconds = start.elapsed().as_secs_f64() / (out.len() / len) as f64;
+        let seconds = timed_copies(runner, work, out)?;
         corrupt_if(fault, out);
         if out.chunks_exact(len).any(|copy| xxh64(copy, 0) != digest) {
             verify(out, work.original).map_err(|e| format!("{name}: {e}"))?;

@@ -160,6 +160,10 @@ pub(super) fn fast_loop<K: Kernel, const S: u8, D: Dict>(
                 // SAFETY: as above.
                 unsafe { ipp.add(2) }
             } else {
+                // Runs of 270 bytes or more, out of line: a run with one
+                // length byte is then one straight block, entered and left
+                // by a taken branch each (three before; see the long
+                // matches below for why taken branches count).
                 std::hint::cold_path();
                 // SAFETY: `ipp` is in its slice, not before its start (loop invariant).
                 let seq_start = unsafe { distance(ipp, sp) };
