@@ -9,8 +9,8 @@ use super::careful::{
     read_length,
 };
 use super::format::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
-use crate::kernels::Kernel;
 use crate::kernels::exact::{MEDIUM_MATCH, copy_match_early, copy_medium_match};
+use crate::kernels::{Kernel, for_each_step, pattern_step};
 
 /// Loop shape: every sequence decoded the same way.
 pub(crate) const PLAIN: u8 = 0;
@@ -401,13 +401,53 @@ unsafe fn short_match<K: Kernel>(
             if offset == 0 {
                 return Err(bad_offset(0, history, distance(ipp, sp) - 2));
             }
-            if history < K::HISTORY {
+            if history < 4 {
                 copy_match_early(opp, offset, len);
             } else {
-                K::copy_match(opp, offset, len);
+                copy_short_pattern(opp, offset, len);
             }
         }
         Ok(opp.add(len))
+    }
+}
+
+/// Copy a short match (at most [`SHORT_MATCH`] bytes) from `offset` (1 to
+/// 7) bytes back: its bytes read with 4-byte loads that end at or before
+/// `dst`, repeated across a `u64`, stored every multiple of the offset.
+/// The bytes before `dst` were written a few stores ago, and a load from
+/// inside one of those stores is forwarded from it, where the kernels'
+/// 16-byte pattern load (the 16 bytes before `dst`) straddles several and
+/// waits for them to reach the cache. lz4's C decoder builds these
+/// patterns from small loads too; with the kernels' pattern, integer
+/// columns of offset-4 matches decoded at 0.87-0.92x C
+/// (`weather.wind_dir.Int32`: 1.81 -> 2.32 GB/s, C 1.97, hot).
+///
+/// # Safety
+/// `dst - 4 .. dst` initialised (and `offset <= 4` or `dst - offset ..
+/// dst` too), `dst .. dst + len + 8` writable, same allocation; `1 <=
+/// offset < 8`, `len <= SHORT_MATCH`.
+#[inline(always)]
+unsafe fn copy_short_pattern(dst: *mut u8, offset: usize, len: usize) {
+    // SAFETY: the loads read `dst - max(4, offset) .. dst`, the stores
+    // `dst .. dst + len + 8` (the caller's contract).
+    unsafe {
+        let le32 = |p: *const u8| u64::from(u32::from_le(p.cast::<u32>().read_unaligned()));
+        let last = le32(dst.sub(4));
+        // The offset's bytes, low first, nothing above them.
+        let w = if offset >= 4 {
+            let first = le32(dst.sub(offset));
+            first | last << (8 * (offset - 4))
+        } else {
+            last >> (8 * (4 - offset))
+        };
+        // Repeated to 8 bytes by doubling; shifts of 64 or more add nothing.
+        let s = 8 * offset as u32;
+        let mut p = w | w << s;
+        p |= p.checked_shl(2 * s).unwrap_or(0);
+        p |= p.checked_shl(4 * s).unwrap_or(0);
+        for_each_step(len, pattern_step(8, offset), |i| {
+            dst.add(i).cast::<u64>().write_unaligned(p.to_le())
+        });
     }
 }
 
@@ -455,4 +495,35 @@ unsafe fn reaches_dict(
 unsafe fn read_le16(p: *const u8) -> usize {
     // SAFETY: the caller guarantees both bytes.
     u16::from_le(unsafe { p.cast::<u16>().read_unaligned() }) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_patterns_copy_as_if_byte_by_byte() {
+        // Every offset 1..8, every short length, after 4 to 12 bytes of
+        // history; bytes past the match are scratch.
+        for offset in 1..8usize {
+            for len in MIN_MATCH..=SHORT_MATCH {
+                for history in 4.max(offset)..=12 {
+                    let mut buf: Vec<u8> = (0..history).map(|i| (i * 37 + 11) as u8).collect();
+                    buf.resize(history + len + 8, 0xEE);
+                    let mut want = buf.clone();
+                    for o in history..history + len {
+                        want[o] = want[o - offset];
+                    }
+                    // SAFETY: `history >= max(4, offset)` bytes before the
+                    // match, `len + 8` after it, one allocation.
+                    unsafe { copy_short_pattern(buf.as_mut_ptr().add(history), offset, len) };
+                    assert_eq!(
+                        buf[..history + len],
+                        want[..history + len],
+                        "offset {offset} len {len} history {history}"
+                    );
+                }
+            }
+        }
+    }
 }
