@@ -392,6 +392,8 @@ unsafe fn short_match<K: Kernel>(
     // SAFETY: 1 <= offset <= history (0 is rejected before the pattern
     // copy), and the caller's room for the copy's chunks.
     unsafe {
+        // `copy_short_pattern` takes offsets below 8 only.
+        const { assert!(K::SHORT_MATCH_MIN_OFFSET <= 8) };
         if offset >= K::SHORT_MATCH_MIN_OFFSET {
             K::copy_short_match(opp, offset);
         } else {
