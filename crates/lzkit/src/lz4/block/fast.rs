@@ -10,7 +10,7 @@ use super::careful::{
 };
 use super::format::{LAST_LITERALS, MF_LIMIT, MIN_MATCH};
 use crate::kernels::exact::{MEDIUM_MATCH, copy_match_early, copy_medium_match};
-use crate::kernels::{Kernel, for_each_step, pattern_step};
+use crate::kernels::{Kernel, pattern_step};
 
 /// Loop shape: every sequence decoded the same way.
 pub(crate) const PLAIN: u8 = 0;
@@ -50,6 +50,11 @@ pub(super) const fn out_margin<K: Kernel>() -> usize {
     let medium = MEDIUM_MATCH + LAST_LITERALS;
     SHORT_LITERALS + if short > medium { short } else { medium }
 }
+
+const _: () = assert!(
+    SHORT_MATCH <= 3 * 5 + 8 - 5 && 24 <= SHORT_MATCH + 16,
+    "copy_short_pattern's three stores cover a short match and stay in its room"
+);
 
 const _: () = assert!(
     SHORT_LITERALS + SHORT_MATCH > 16 && SHORT_MATCH > MF_LIMIT && SHORT_MATCH + 16 > LAST_LITERALS,
@@ -426,12 +431,13 @@ unsafe fn short_match<K: Kernel>(
 ///
 /// # Safety
 /// `dst - 4 .. dst` initialised (and `offset <= 4` or `dst - offset ..
-/// dst` too), `dst .. dst + len + 8` writable, same allocation; `1 <=
-/// offset < 8`, `len <= SHORT_MATCH`.
+/// dst` too), `dst .. dst + 24` writable, same allocation; `1 <= offset <
+/// 8`, `len <= SHORT_MATCH`.
 #[inline(always)]
 unsafe fn copy_short_pattern(dst: *mut u8, offset: usize, len: usize) {
+    debug_assert!((1..8).contains(&offset) && len <= SHORT_MATCH);
     // SAFETY: the loads read `dst - max(4, offset) .. dst`, the stores
-    // `dst .. dst + len + 8` (the caller's contract).
+    // `dst .. dst + 24` (the caller's contract).
     unsafe {
         let le32 = |p: *const u8| u64::from(u32::from_le(p.cast::<u32>().read_unaligned()));
         let last = le32(dst.sub(4));
@@ -447,9 +453,13 @@ unsafe fn copy_short_pattern(dst: *mut u8, offset: usize, len: usize) {
         let mut p = w | w << s;
         p |= p.checked_shl(2 * s).unwrap_or(0);
         p |= p.checked_shl(4 * s).unwrap_or(0);
-        for_each_step(len, pattern_step(8, offset), |i| {
-            dst.add(i).cast::<u64>().write_unaligned(p.to_le())
-        });
+        // Three stores a multiple of the offset apart, 5 to 8 bytes: 18
+        // bytes or more, whatever the offset (a loop of stores until
+        // `len` mispredicted its count on mixed offsets and lengths).
+        let step = pattern_step(8, offset);
+        for i in [0, step, 2 * step] {
+            dst.add(i).cast::<u64>().write_unaligned(p.to_le());
+        }
     }
 }
 
@@ -511,13 +521,13 @@ mod tests {
             for len in MIN_MATCH..=SHORT_MATCH {
                 for history in 4.max(offset)..=12 {
                     let mut buf: Vec<u8> = (0..history).map(|i| (i * 37 + 11) as u8).collect();
-                    buf.resize(history + len + 8, 0xEE);
+                    buf.resize(history + 24, 0xEE);
                     let mut want = buf.clone();
                     for o in history..history + len {
                         want[o] = want[o - offset];
                     }
                     // SAFETY: `history >= max(4, offset)` bytes before the
-                    // match, `len + 8` after it, one allocation.
+                    // match, 24 after it, one allocation.
                     unsafe { copy_short_pattern(buf.as_mut_ptr().add(history), offset, len) };
                     assert_eq!(
                         buf[..history + len],
