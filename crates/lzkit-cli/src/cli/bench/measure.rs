@@ -661,6 +661,17 @@ mod tests {
             .collect()
     }
 
+    /// Two rounds, adapt seed 5, no fault: the plan of the sampling tests.
+    fn plan(stat: Stat, sampling: Sampling) -> Plan {
+        Plan {
+            rounds: 2,
+            stat,
+            adapt_seed: 5,
+            sampling,
+            fault: None,
+        }
+    }
+
     /// [`measure`] with a fixed round order and no progress callback.
     fn measure_quietly(
         original: &[u8],
@@ -692,13 +703,7 @@ mod tests {
         let original = runs_input();
         let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
         let contenders = Contender::all();
-        let plan = Plan {
-            rounds: 2,
-            stat: Stat::Median,
-            adapt_seed: 5,
-            sampling: Sampling::Passes,
-            fault: None,
-        };
+        let plan = plan(Stat::Median, Sampling::Passes);
         let mut rounds = 0;
         let m = measure(
             &original,
@@ -729,13 +734,7 @@ mod tests {
         let other: Vec<u8> = (0..200_000u32).map(|i| (i % 251 / 7) as u8).collect();
         let mut flush = Flush::new(other).unwrap();
         let contenders = [Contender::Ref, Contender::Adapt, Contender::Memcpy];
-        let plan = Plan {
-            rounds: 2,
-            stat: Stat::Min,
-            adapt_seed: 5,
-            sampling: Sampling::Cold,
-            fault: None,
-        };
+        let plan = plan(Stat::Min, Sampling::Cold);
         let m = measure_quietly(&original, &blocks, &contenders, plan, Some(&mut flush)).unwrap();
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
         // No warm-up and one pass per sample: 3 rounds of 7 blocks.
@@ -758,13 +757,7 @@ mod tests {
         let original = runs_input();
         let blocks = compress_blocks(&original, 65_536, Compressor::Ref, 1).unwrap();
         let contenders = [Contender::Ref, Contender::Adapt, Contender::Memcpy];
-        let plan = Plan {
-            rounds: 2,
-            stat: Stat::Min,
-            adapt_seed: 5,
-            sampling: Sampling::Hot,
-            fault: None,
-        };
+        let plan = plan(Stat::Min, Sampling::Hot);
         let m = measure_quietly(&original, &blocks, &contenders, plan, None).unwrap();
         assert!(m.gbps.iter().all(|g| g.is_finite() && *g > 0.0));
         // 3 rounds of a first pass and the timed ones over 7 blocks.
