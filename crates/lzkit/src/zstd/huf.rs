@@ -48,8 +48,17 @@ pub(crate) struct HufTable {
     /// The double-symbol table, built from `cells` when first needed:
     /// `code_bits | s1 << 8 | s2 << 16 | symbols << 24`, two symbols
     /// wherever both codes fit in the `log` bits that index it.
-    pairs: Option<Box<[u32; TABLE_CELLS]>>,
+    pairs: Option<Box<Pairs>>,
     pairs_valid: bool,
+}
+
+/// The double-symbol table and the scratch its build gathers second codes
+/// into (kept, so a build clears nothing).
+#[derive(Clone)]
+struct Pairs {
+    cells: [u32; TABLE_CELLS],
+    /// The second codes of the current first-code length.
+    second: [u32; TABLE_CELLS / 2],
 }
 
 impl std::fmt::Debug for HufTable {
@@ -198,13 +207,23 @@ impl HufTable {
     /// `1 << (log - l)`, whose second codes are those of the single table
     /// sampled every `1 << l` cells: the same for every first code of
     /// that length, so they are gathered once per length (the runs come
-    /// sorted by length) and added to each run's first symbol.
+    /// sorted by length) and added to each run's first symbol. A second
+    /// code of length `l2` covers `1 << (log - l - l2)` samples in a row,
+    /// so the gather takes one cell per code, not one per sample.
     fn build_pairs(&mut self) {
         let log = self.log;
         let size = 1usize << log;
         let cells = &*self.cells;
-        let pairs = self.pairs.get_or_insert_with(|| Box::new([0; TABLE_CELLS]));
-        let mut second = [0u32; TABLE_CELLS / 2];
+        let pairs = self.pairs.get_or_insert_with(|| {
+            Box::new(Pairs {
+                cells: [0; TABLE_CELLS],
+                second: [0; TABLE_CELLS / 2],
+            })
+        });
+        let Pairs {
+            cells: table,
+            second,
+        } = &mut **pairs;
         let mut last = 0;
         let mut i = 0;
         while i < size {
@@ -219,16 +238,30 @@ impl HufTable {
             let run = 1usize << r;
             if l1 != last {
                 last = l1;
-                for (j, s) in second[..run].iter_mut().enumerate() {
+                // `second[..run]`: every entry written before it is read
+                // (the scratch keeps what earlier tables left).
+                let mut j = 0;
+                while j < run {
                     let c2 = cells[(j << l1) & (TABLE_CELLS - 1)] as u32;
                     let l2 = c2 & 0xff;
-                    let pair = l2 | (c2 >> 8) << 16 | 1 << 24;
-                    *s = if l2 <= r { pair } else { 0 };
+                    if l2 != 0 && l2 <= r {
+                        let pair = l2 | (c2 >> 8) << 16 | 1 << 24;
+                        let covers = 1usize << (r - l2);
+                        if let Some(d) = second.get_mut(j..j + covers) {
+                            d.fill(pair);
+                        }
+                        j += covers;
+                    } else {
+                        if let Some(d) = second.get_mut(j) {
+                            *d = 0;
+                        }
+                        j += 1;
+                    }
                 }
             }
             let first = l1 | (c1 >> 8) << 8 | 1 << 24;
-            if let Some(dst) = pairs.get_mut(i..i + run) {
-                for (p, &s) in dst.iter_mut().zip(&second[..run]) {
+            if let (Some(dst), Some(src)) = (table.get_mut(i..i + run), second.get(..run)) {
+                for (p, &s) in dst.iter_mut().zip(src) {
                     *p = first + s;
                 }
             }
@@ -309,7 +342,7 @@ impl HufTable {
         let cells = &*self.cells;
         let log = self.log;
         let pairs = match &self.pairs {
-            Some(p) if pairs && self.pairs_valid => Some(&**p),
+            Some(p) if pairs && self.pairs_valid => Some(&p.cells),
             _ => None,
         };
         let mut lanes = [Lane::IDLE; S];
@@ -788,11 +821,13 @@ mod tests {
         let sizes = [
             6usize, 7, 9, 31, 32, 33, 100, 257, 1000, 2047, 2048, 4100, 20000,
         ];
+        // One table rebuilt for every code, as a decoder reuses it: the
+        // pair table's scratch keeps what earlier codes left.
+        let mut table = HufTable::default();
         for round in 0..60 {
             let max_len = [1, 2, 5, 8, 11, 12][round % 6];
             let symbols = 2 + rng.below(255) as usize;
             let (weights, lengths) = random_code(&mut rng, symbols, max_len);
-            let mut table = HufTable::default();
             table.build(&weights, weights.len()).unwrap();
             let codes = codes(&table);
             for (s, &l) in lengths.iter().enumerate() {
