@@ -572,10 +572,15 @@ fn fast<T: Lookup, const K: usize, const LOG: u32, const N: usize>(
                 // SAFETY: `batch` rounds move the window back at most
                 // 7 bytes each and stay at or above the stream's start
                 // (`Lane::rounds`); the window starts at most at the
-                // stream's end - 8 and only moves back.
+                // stream's end - 8 and only moves back. The window's
+                // place stays in memory (volatile): it is needed once a
+                // round, and the registers go to the containers, the
+                // outputs and the table.
                 unsafe {
-                    ip[k] = ip[k].sub((t >> 3) as usize);
-                    bits[k] = (u64::from_le(ip[k].cast::<u64>().read_unaligned()) | 1) << (t & 7);
+                    let slot = ip.as_mut_ptr().add(k);
+                    let p = slot.read_volatile().sub((t >> 3) as usize);
+                    slot.write_volatile(p);
+                    bits[k] = (u64::from_le(p.cast::<u64>().read_unaligned()) | 1) << (t & 7);
                 }
             }
             for k in 0..K {
