@@ -73,8 +73,8 @@ pub(crate) const ALL_CELLS: usize = 3 * SEQ_CELLS;
 ///
 /// A cell's `next` is an index into the whole array (its region's offset
 /// included), and every cell keeps `next + (1 << nb_bits) <= ALL_CELLS`
-/// (enforced where cells are written: [`SeqTables::put`] and
-/// [`SeqTables::build`]). A state is
+/// (enforced where cells are written: checked in [`SeqTables::put`], by
+/// construction in [`SeqTables::build`]). A state is
 /// always a field's region offset plus at most `(1 << log) - 1`, or a
 /// cell's `next` plus `nb_bits` bits, so it indexes the array without a
 /// mask or a bounds check, whatever the input.
@@ -143,9 +143,9 @@ impl SeqTables {
     /// symbol) joined with the state transition. The spread puts each
     /// symbol in exactly as many cells as its count (or one for a "less
     /// than one" probability), so its states run from that count up to
-    /// below twice it, and every transition lands inside the table; the
-    /// check that keeps [`SeqTables`]' invariant whatever happens costs a
-    /// compare and a select.
+    /// below twice it, and every transition lands inside the table;
+    /// whatever the counts, clamping each symbol's first state keeps
+    /// [`SeqTables`]' invariant with no check a cell (see the body).
     pub(super) fn build(&mut self, field: Field, counts: &Counts) -> Option<()> {
         let log = counts.accuracy_log;
         if log > field.max_log() {
@@ -156,25 +156,30 @@ impl SeqTables {
         // Per symbol (below 64: every field has fewer symbols, so a
         // symbol indexes these with a mask and no check): its next state,
         // and its cell's code half.
-        let mut state = [0u16; 64];
+        let size = 1usize << log;
+        // Every symbol's first state is in `1..=size` (clamped here, once
+        // a symbol, rather than checked a cell), and the table has `size`
+        // cells, so every state `x` a cell takes is in `1..2 * size`:
+        // `highbit(x) <= log`, and the transition `next = (x << nb_bits)
+        // - size` with `nb_bits = log - highbit(x)` has `next + (1 <<
+        // nb_bits) = ((x + 1) << nb_bits) - size <= size`, which keeps
+        // the invariant whatever the counts.
+        let mut state = [1u16; 64];
         let mut code = [0u64; 64];
         for s in 0..counts.symbols.min(MAX_SYMBOLS) {
-            state[s] = first[s];
-            code[s] = SeqCell::code_bits(field.code(s as u8));
+            state[s & 63] = first[s].clamp(1, size as u16);
+            code[s & 63] = SeqCell::code_bits(field.code(s as u8));
         }
         let region = field.region();
-        let size = 1usize << log;
         let cells = &mut self.cells[region..region + size];
         for (cell, &s) in cells.iter_mut().zip(&symbols[..size]) {
             let s = s as usize & 63;
             let x = state[s];
             state[s] = x.wrapping_add(1);
-            // `max(1)`: a state of 0 (no count) never occurs, see above.
-            let x = (x as u32).max(1);
-            let nb_bits = log.saturating_sub(fse::highbit(x));
-            let next = (x << nb_bits).wrapping_sub(size as u32);
-            let fits = next as usize + (1usize << nb_bits) <= SEQ_CELLS;
-            let (nb_bits, next) = if fits { (nb_bits, next) } else { (0, 0) };
+            let x = x as u32;
+            let nb_bits = log - fse::highbit(x);
+            let next = (x << nb_bits) - size as u32;
+            debug_assert!(next as usize + (1usize << nb_bits) <= SEQ_CELLS);
             let bits = code[s] | (nb_bits as u64) << 40 | ((region as u64 + next as u64) << 48);
             *cell = SeqCell::from_bits(bits);
         }
@@ -403,6 +408,33 @@ mod tests {
                     prop_assert_eq!(cell.nb_bits(), nb_bits);
                     prop_assert_eq!(cell.next() as usize, field.region() + next as usize);
                     prop_assert!(cell.next() as usize + (1 << cell.nb_bits()) <= field.region() + SEQ_CELLS);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        // Few such counts build (the spread rejects most): many cases.
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+        /// Whatever the counts (valid ones with one of them moved
+        /// anywhere, so the sum may be off), a table that builds keeps
+        /// the invariant, with no overflow on the way (the build clamps
+        /// first states rather than checking cells).
+        #[test]
+        fn any_counts_keep_the_invariant(
+            log in 5u32..=9,
+            weights in prop::collection::vec(any::<u8>(), 2..36),
+            which in any::<prop::sample::Index>(),
+            value in -1i16..=1024,
+        ) {
+            let mut c = counts(log, &weights);
+            c.counts[which.index(c.symbols)] = value;
+            for field in Field::ALL {
+                let mut t = SeqTables::default();
+                if t.build(field, &c).is_some() {
+                    for cell in t.cells().iter() {
+                        prop_assert!(cell.next() as usize + (1usize << cell.nb_bits()) <= ALL_CELLS);
+                    }
                 }
             }
         }
