@@ -125,6 +125,13 @@ impl<'a> BackReader<'a> {
         }
     }
 
+    /// Whether the window is at the stream's start: the container holds
+    /// every bit left, and [`BackReader::reload`] does nothing.
+    #[inline(always)]
+    pub(crate) fn at_start(&self) -> bool {
+        self.pos == 0
+    }
+
     /// Whether more bits were consumed than the stream holds.
     #[inline(always)]
     pub(crate) fn overflowed(&self) -> bool {

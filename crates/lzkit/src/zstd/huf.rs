@@ -376,19 +376,30 @@ impl HufTable {
         for lane in &lanes {
             let k = lane.id;
             let src = streams[k];
-            let r = &mut readers[k];
+            // A local copy, so the tail keeps it in registers.
+            let mut r = readers[k];
             let out = &mut *outs[k];
             let mut done = 0;
             if src.len() >= 8 {
                 let pos = lane.ip as usize - src.as_ptr() as usize;
                 let used = lane.bits.trailing_zeros();
-                *r = BackReader::from_parts(src, pos, 0, used);
+                r = BackReader::from_parts(src, pos, 0, used);
                 r.refill_container();
                 done = lane.op as usize - out.as_ptr() as usize;
             }
-            for b in out.get_mut(done..).unwrap_or_default() {
+            let rest = out.get_mut(done..).unwrap_or_default();
+            // The last few bytes of the stream (the fast loops stop 7
+            // before its start): a reload a symbol until the window
+            // reaches the start, then the container holds every bit left
+            // and needs no reload.
+            let mut at = 0;
+            while at < rest.len() && !r.at_start() {
                 r.reload();
-                *b = decode_symbol(r, cells, log);
+                rest[at] = decode_symbol(&mut r, cells, log);
+                at += 1;
+            }
+            for b in rest.get_mut(at..).unwrap_or_default() {
+                *b = decode_symbol(&mut r, cells, log);
             }
             if !r.finished() {
                 return Err("Huffman stream does not end where its symbols do");
