@@ -276,7 +276,7 @@ impl HufTable {
             #[inline(always)]
             || {
                 let r = BackReader::new(src).ok_or("Huffman stream has no end marker")?;
-                self.decode_streams(&mut [r], [src], [out], false)
+                self.decode_streams(&[r], [src], [out], false)
             },
         )
     }
@@ -316,7 +316,7 @@ impl HufTable {
         if 3 * seg > out.len() {
             return Err("4-stream Huffman literals too short to split");
         }
-        let mut readers = [
+        let readers = [
             BackReader::new(a).ok_or("Huffman stream 1 has no end marker")?,
             BackReader::new(b).ok_or("Huffman stream 2 has no end marker")?,
             BackReader::new(c).ok_or("Huffman stream 3 has no end marker")?,
@@ -325,7 +325,7 @@ impl HufTable {
         let (o1, rest) = out.split_at_mut(seg);
         let (o2, rest) = rest.split_at_mut(seg);
         let (o3, o4) = rest.split_at_mut(seg);
-        self.decode_streams(&mut readers, [a, b, c, d], [o1, o2, o3, o4], pairs)
+        self.decode_streams(&readers, [a, b, c, d], [o1, o2, o3, o4], pairs)
     }
 
     /// Decode `S <= 4` streams, each filling its output exactly: the
@@ -334,7 +334,7 @@ impl HufTable {
     #[inline(always)]
     fn decode_streams<'a, const S: usize>(
         &self,
-        readers: &mut [BackReader<'a>; S],
+        readers: &[BackReader<'a>; S],
         streams: [&'a [u8]; S],
         outs: [&mut [u8]; S],
         pairs: bool,
