@@ -206,6 +206,15 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
     })
 }
 
+/// `err` with lzkit's account of what went wrong as its `detail`
+/// attribute, where the message is another package's, word for word (its
+/// users and tests match it whole, notes included, so the detail cannot
+/// be in the message or in `__notes__`).
+pub(crate) fn noted(py: Python<'_>, err: PyErr, detail: String) -> PyErr {
+    let _ = err.value(py).setattr("detail", detail);
+    err
+}
+
 pub(crate) fn runtime(e: lzkit::Error) -> PyErr {
     PyRuntimeError::new_err(e.to_string())
 }

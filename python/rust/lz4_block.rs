@@ -5,11 +5,11 @@
 use lzkit::lz4::Level;
 use lzkit::lz4::block;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::{PyException, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, OutBuf, output, output_with, runtime, with_scratch};
+use crate::buffers::{Input, OutBuf, noted, output, output_with, runtime, with_scratch};
 
 create_exception!(
     _lzkit,
@@ -34,7 +34,11 @@ pub(crate) fn block_compress(
 ) -> PyResult<PyObject> {
     let level = match mode {
         "default" => Level::new(1),
-        "fast" => Level::fast(acceleration.max(1).unsigned_abs()),
+        // python-lz4's acceleration is the C API's: N runs the fast
+        // compressor with acceleration N, which is lzkit's `--fast=N-1`
+        // (the frame API's numbering); 1 (and below) the default.
+        "fast" if acceleration <= 1 => Level::new(1),
+        "fast" => Level::fast(acceleration.unsigned_abs() - 1),
         "high_compression" => match compression {
             i32::MIN..=0 => Level::new(9),
             1 => Level::new(2),
@@ -47,13 +51,18 @@ pub(crate) fn block_compress(
         }
     };
     let src = Input::get(source)?;
-    let dict = dict.map(Input::get).transpose()?;
+    let dict = dictionary(dict)?;
+    api_limits(&src, dict.as_ref())?;
     if src.bytes().len() > block::MAX_INPUT_SIZE {
-        return Err(PyValueError::new_err(format!(
-            "Input too large for LZ4 API: {} bytes (the block format's limit is {})",
-            src.bytes().len(),
-            block::MAX_INPUT_SIZE
-        )));
+        return Err(noted(
+            py,
+            LZ4BlockError::new_err("Compression failed"),
+            format!(
+                "{} bytes: the LZ4 block format's limit is {}",
+                src.bytes().len(),
+                block::MAX_INPUT_SIZE
+            ),
+        ));
     }
     with_scratch(|buf| {
         let data = src.bytes();
@@ -87,8 +96,15 @@ pub(crate) fn block_decompress(
     return_bytearray: bool,
     dict: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
+    if uncompressed_size > i64::from(i32::MAX) {
+        // python-lz4 takes the size as a C int.
+        return Err(PyOverflowError::new_err(
+            "signed integer is greater than maximum",
+        ));
+    }
     let src = Input::get(source)?;
-    let dict = dict.map(Input::get).transpose()?;
+    let dict = dictionary(dict)?;
+    api_limits(&src, dict.as_ref())?;
     let all = src.bytes();
     let (body, size) = if uncompressed_size < 0 {
         if all.len() < 4 {
@@ -99,16 +115,15 @@ pub(crate) fn block_decompress(
     } else {
         (all, uncompressed_size)
     };
+    if size > i64::from(i32::MAX) {
+        // python-lz4's words (its "0x" before a decimal number included).
+        return Err(PyValueError::new_err(format!("Invalid size: 0x{size}")));
+    }
     let size = usize::try_from(size).map_err(|_| PyValueError::new_err("invalid size"))?;
     // Never more than the input can decode to: a size field cannot make
-    // us allocate what the data does not back.
+    // us allocate what the data does not back (a larger one then fails as
+    // a block that decodes to less than its prefix says).
     let bound = block::max_decoded_size(body.len());
-    if size > bound && uncompressed_size < 0 {
-        return Err(LZ4BlockError::new_err(format!(
-            "Decompression failed: corrupt input: {} bytes cannot decode to the {size} bytes the size prefix says",
-            body.len()
-        )));
-    }
     let cap = size.min(bound);
     let decode = |dst: &mut [u8]| -> Result<usize, lzkit::Error> {
         match &dict {
@@ -120,12 +135,14 @@ pub(crate) fn block_decompress(
     // size given (a generous `uncompressed_size`) is copied out of it.
     let mut written = 0;
     let out = output_with(py, cap, return_bytearray, |buf| {
-        written = py.allow_threads(|| decode(buf)).map_err(corrupt)?;
+        written = py
+            .allow_threads(|| decode(buf))
+            .map_err(|e| corrupt(py, e))?;
         Ok(())
     })?;
     if uncompressed_size < 0 && written != size {
         return Err(LZ4BlockError::new_err(format!(
-            "Decompression failed: decoded {written} bytes, the size prefix says {size}"
+            "Decompressor wrote {written} bytes, but {size} bytes expected from header"
         )));
     }
     if written == cap {
@@ -135,9 +152,50 @@ pub(crate) fn block_decompress(
     Ok(output(py, &view.bytes()[..written], return_bytearray))
 }
 
-/// python-lz4's error for a block that does not decode.
-fn corrupt(e: lzkit::Error) -> PyErr {
-    LZ4BlockError::new_err(format!("Decompression failed: {e}"))
+/// python-lz4's error for a block that does not decode, in its words
+/// (code: the input byte where decoding stopped), with lzkit's account of
+/// what is wrong as its `detail`.
+fn corrupt(py: Python<'_>, e: lzkit::Error) -> PyErr {
+    let at = match &e {
+        lzkit::Error::CorruptBlock { at, .. } => *at + 1,
+        _ => 1,
+    };
+    noted(
+        py,
+        LZ4BlockError::new_err(format!(
+            "Decompression failed: corrupt input or insufficient space in destination buffer. Error code: {at}"
+        )),
+        e.to_string(),
+    )
+}
+
+/// The `dict` argument as python-lz4 takes it: any buffer, or a `str`
+/// (its UTF-8 bytes); `None` for none.
+fn dictionary(dict: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Input>> {
+    match dict {
+        None => Ok(None),
+        Some(d) if d.is_none() => Ok(None),
+        Some(d) => match d.downcast::<pyo3::types::PyString>() {
+            Ok(text) => {
+                let encoded = PyBytes::new(d.py(), text.to_str()?.as_bytes());
+                Input::get(encoded.as_any()).map(Some)
+            }
+            Err(_) => Input::get(d).map(Some),
+        },
+    }
+}
+
+/// python-lz4's limits (a C int): inputs and dictionaries over it raise
+/// `OverflowError`.
+fn api_limits(src: &Input, dict: Option<&Input>) -> PyResult<()> {
+    const INT_MAX: usize = i32::MAX as usize;
+    if src.bytes().len() > INT_MAX {
+        return Err(PyOverflowError::new_err("Input too large for LZ4 API"));
+    }
+    if dict.is_some_and(|d| d.bytes().len() > INT_MAX) {
+        return Err(PyOverflowError::new_err("Dictionary too large for LZ4 API"));
+    }
+    Ok(())
 }
 
 /// An LZ4 block decoder that keeps what it learns about the stream
@@ -170,7 +228,7 @@ impl BlockDecoder {
         let inner = &mut self.inner;
         let n = py
             .allow_threads(|| inner.decompress_into(src.bytes(), &mut out))
-            .map_err(corrupt)?;
+            .map_err(|e| corrupt(py, e))?;
         Ok(PyBytes::new(py, &out[..n]).unbind())
     }
 
@@ -186,7 +244,7 @@ impl BlockDecoder {
         let mut dst = OutBuf::get(dest, "dest", src.bytes())?;
         let inner = &mut self.inner;
         py.allow_threads(|| inner.decompress_into(src.bytes(), dst.bytes_mut()))
-            .map_err(corrupt)
+            .map_err(|e| corrupt(py, e))
     }
 }
 

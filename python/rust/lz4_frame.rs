@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::buffers::{Input, output, output_with, runtime, with_scratch};
+use crate::buffers::{Input, noted, output, output_with, runtime, with_scratch};
 
 /// A level as python-lz4's frame functions number them: below 0 fast with
 /// that acceleration, 0 to 2 fast, 3 to 16 high compression (12 at most,
@@ -129,7 +129,7 @@ pub(crate) fn frame_decompress(
             let out = output_with(py, size, return_bytearray, |buf| {
                 let (_, n) = py
                     .allow_threads(|| frame::decompress_into(all, buf))
-                    .map_err(runtime)?;
+                    .map_err(|e| lz4f(py, e))?;
                 used = n;
                 Ok(())
             })?;
@@ -138,7 +138,7 @@ pub(crate) fn frame_decompress(
         None => {
             let (decoded, used) = py
                 .allow_threads(|| frame::decompress_first(all, threads))
-                .map_err(runtime)?;
+                .map_err(|e| lz4f(py, e))?;
             (output(py, &decoded, return_bytearray), used)
         }
     };
@@ -156,8 +156,7 @@ pub(crate) fn get_frame_info<'py>(
     frame: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let src = Input::get(frame)?;
-    let h = frame::read_header(src.bytes())
-        .map_err(|e| PyRuntimeError::new_err(format!("LZ4F_getFrameInfo failed: {e}")))?;
+    let h = frame::read_header(src.bytes()).map_err(|e| lz4f(py, e))?;
     let d = PyDict::new(py);
     let size = h.block_size.unwrap_or(BlockSize::Max64KB);
     d.set_item("block_size", size.bytes())?;
@@ -341,7 +340,7 @@ impl FrameDecompressor {
         let (decoder, pending) = (&mut self.decoder, &mut self.pending);
         if py
             .allow_threads(|| decoder.feed(src.bytes(), pending))
-            .map_err(runtime)?
+            .map_err(|e| lz4f(py, e))?
         {
             self.eof = true;
         }
@@ -359,22 +358,64 @@ impl FrameDecompressor {
         self.eof && self.pending_at == self.pending.len()
     }
 
-    /// Bytes after the end of the frame.
+    /// Bytes after the end of the frame; `None` before its end or with
+    /// none after it (python-lz4's).
     #[getter]
-    fn unused_data<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, if self.eof { self.decoder.unused() } else { &[] })
+    fn unused_data<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        let unused = self.decoder.unused();
+        (self.eof && !unused.is_empty()).then(|| PyBytes::new(py, unused))
     }
 
-    /// Whether more input is needed for more output.
+    /// Whether more input is needed for more output: every decoded byte
+    /// was returned (also after a frame's end, as python-lz4's).
     #[getter]
     fn needs_input(&self) -> bool {
-        self.pending_at == self.pending.len() && !self.eof
+        self.pending_at == self.pending.len()
     }
 
     /// Forget everything.
     fn reset(&mut self) {
         *self = FrameDecompressor::new(1);
     }
+}
+
+/// A frame that does not decode, as python-lz4 reports it (a
+/// `RuntimeError` naming the LZ4F function and error, which its users
+/// match), with lzkit's account of what is wrong as its `detail`.
+pub(crate) fn lz4f(py: Python<'_>, e: lzkit::Error) -> PyErr {
+    use lzkit::Error as E;
+    use lzkit::error::{FrameFault, Lz4FrameFault};
+    let mut inner = &e;
+    while let E::Frame { source, .. } | E::Block { source, .. } = inner {
+        inner = source;
+    }
+    let failed = |code: &str| format!("LZ4F_decompress failed with code: ERROR_{code}");
+    let message = match inner {
+        E::Truncated { what, .. } if what.contains("header") => {
+            "LZ4F_getFrameInfo failed with code: ERROR_frameHeader_incomplete".to_string()
+        }
+        E::Truncated { .. } => "Frame incomplete. LZ4F_decompress returned: 1".to_string(),
+        E::CorruptFrame {
+            fault: FrameFault::Lz4(f),
+            ..
+        } => match f {
+            Lz4FrameFault::UnknownMagic { .. } => {
+                "LZ4F_getFrameInfo failed with code: ERROR_frameType_unknown".to_string()
+            }
+            Lz4FrameFault::HeaderChecksum { .. } => {
+                "LZ4F_getFrameInfo failed with code: ERROR_headerChecksum_invalid".to_string()
+            }
+            _ => "LZ4F_getFrameInfo failed with code: ERROR_frameHeader_incomplete".to_string(),
+        },
+        E::BlockChecksum { .. } => failed("blockChecksum_invalid"),
+        E::ContentChecksum { .. } => failed("contentChecksum_invalid"),
+        E::ContentSize { .. } => failed("frameSize_wrong"),
+        E::BlockTooLarge { .. } => failed("maxBlockSize_invalid"),
+        E::CorruptBlock { .. } => failed("decompressionFailed"),
+        E::DictionaryRequired { .. } => failed("dictionary_wrong"),
+        _ => return runtime(e),
+    };
+    noted(py, PyRuntimeError::new_err(message), e.to_string())
 }
 
 /// Add this module's functions and classes to the native module.

@@ -4,12 +4,13 @@
 use std::io::{self, Read};
 
 use lzkit::format::{self, Codec, DecodeOptions};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyEOFError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::Input;
+use crate::buffers::{Input, noted};
 use crate::formats;
+use crate::lz4_frame::lz4f;
 use crate::zstd::ZstdError;
 
 /// A Python file object as a `Read`: its `read(n)` (or `readinto`).
@@ -88,15 +89,35 @@ impl Reader {
             r
         };
         result.map_err(|e| {
-            let msg = lzkit::Error::from_io(e).to_string();
-            // zstandard's exception for zstd, python-lz4's for LZ4.
+            let e = lzkit::Error::from_io(e);
+            // zstandard's exception for zstd, python-lz4's for LZ4 (its
+            // file raises EOFError for a file cut short).
             if self.codec == Codec::Zstd {
-                ZstdError::new_err(msg)
+                ZstdError::new_err(e.to_string())
+            } else if truncated(&e) {
+                noted(
+                    py,
+                    PyEOFError::new_err(
+                        "Compressed file ended before the end-of-stream marker was reached",
+                    ),
+                    e.to_string(),
+                )
             } else {
-                PyRuntimeError::new_err(msg)
+                lz4f(py, e)
             }
         })?;
         Ok(PyBytes::new(py, &out).unbind())
+    }
+}
+
+/// Whether `e` is a stream cut short (in whatever frame or block).
+fn truncated(e: &lzkit::Error) -> bool {
+    match e {
+        lzkit::Error::Frame { source, .. } | lzkit::Error::Block { source, .. } => {
+            truncated(source)
+        }
+        lzkit::Error::Truncated { .. } => true,
+        _ => false,
     }
 }
 

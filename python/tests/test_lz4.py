@@ -177,9 +177,89 @@ def test_errors_are_python_lz4s():
 
 
 def test_a_lying_size_prefix_allocates_nothing():
-    # 4 GiB claimed by 6 bytes: refused at once.
-    with pytest.raises(lz4.block.LZ4BlockError):
-        lz4.block.decompress(b"\xff\xff\xff\xff\x10\x00")
+    # 4 GiB claimed by 6 bytes: refused at once, as python-lz4 refuses it.
+    for mod in (lz4.block, ref_block):
+        with pytest.raises(ValueError, match="^Invalid size"):
+            mod.decompress(b"\xff\xff\xff\xff\x10\x00")
+    # 2 GiB claimed by a block of 64 bytes: decoded into what the block
+    # can make (never the claim), then python-lz4's error.
+    block = lz4.block.compress(b"A" * 64, store_size=False)
+    lying = (0x7FFFFFFF).to_bytes(4, "little") + block
+    with pytest.raises(lz4.block.LZ4BlockError,
+                       match="^Decompressor wrote 64 bytes, but 2147483647 bytes expected"):
+        lz4.block.decompress(lying)
+
+
+def test_fast_mode_acceleration_is_python_lz4s():
+    data = DATA["prose"][:300_000]
+    for n in (0, 1, 2, 3, 7, 40):
+        assert (lz4.block.compress(data, mode="fast", acceleration=n)
+                == ref_block.compress(data, mode="fast", acceleration=n)), n
+
+
+def test_block_errors_in_python_lz4s_words_with_lzkits_detail():
+    block = lz4.block.compress(b"A" * 64, store_size=False)
+    message = (r"^Decompression failed: corrupt input or insufficient space in "
+               r"destination buffer. Error code: \d+$")
+    for mod in (lz4.block, ref_block):
+        with pytest.raises(mod.LZ4BlockError, match=message):
+            mod.decompress(block[4:], uncompressed_size=64)
+    with pytest.raises(lz4.block.LZ4BlockError) as e:
+        lz4.block.decompress(block, uncompressed_size=60)
+    assert "does not fit in 60 bytes" in e.value.detail
+    # python-lz4 takes the size as a C int, and a str dictionary as UTF-8.
+    for mod in (lz4.block, ref_block):
+        with pytest.raises(OverflowError):
+            mod.decompress(block, uncompressed_size=(1 << 32) + 64)
+        assert mod.decompress(mod.compress(b"xyz" * 99, dict="ab"), dict="ab") == b"xyz" * 99
+
+
+def test_frame_errors_in_python_lz4s_words():
+    data = os.urandom(100_000)
+    cases = [
+        (lambda m: m.compress(data)[:6], "^LZ4F_getFrameInfo failed with code: ERROR_frameHeader_incomplete"),
+        (lambda m: m.compress(data)[:5000], "^Frame incomplete. LZ4F_decompress returned:"),
+        (lambda m: (lambda c: c[:-1] + bytes([c[-1] ^ 0x42]))(m.compress(data, content_checksum=True)),
+         "^LZ4F_decompress failed with code: ERROR_contentChecksum_invalid$"),
+    ]
+    for make, message in cases:
+        for mod in (lz4.frame, ref_frame):
+            with pytest.raises(RuntimeError, match=message):
+                mod.decompress(make(mod))
+
+
+def test_a_cut_file_raises_eoferror(tmp_path):
+    path = tmp_path / "cut.lz4"
+    path.write_bytes(ref_frame.compress(DATA["prose"][:200_000])[:-100])
+    for mod in (lz4.frame, ref_frame):
+        with mod.open(path) as f, pytest.raises(EOFError):
+            f.read()
+
+
+def test_flush_ends_the_frame_so_a_reader_sees_it(tmp_path):
+    path = tmp_path / "flushed.lz4"
+    with lz4.frame.open(path, mode="w") as w:
+        w.write(b"first ")
+        w.flush()
+        for mod in (lz4.frame, ref_frame):
+            with mod.open(path) as r:
+                assert r.read() == b"first "
+        w.write(b"second")
+    for mod in (lz4.frame, ref_frame):
+        with mod.open(path) as r:
+            assert r.read() == b"first second"
+
+
+def test_decompressor_state_after_the_end_is_python_lz4s():
+    data = DATA["column"][:50_000]
+    for mod in (lz4.frame, ref_frame):
+        c = mod.compress(data)
+        d = mod.LZ4FrameDecompressor()
+        assert d.decompress(c + c) == data
+        assert d.eof and d.needs_input and d.unused_data == c
+        d = mod.LZ4FrameDecompressor()
+        assert d.decompress(c) == data
+        assert d.eof and d.needs_input and d.unused_data is None
 
 
 def test_hostile_input_raises_and_never_crashes():

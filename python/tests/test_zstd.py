@@ -182,7 +182,8 @@ for name, call in [
         call()
         print(name, "decoded")
     except Exception as e:
-        print(name, type(e).__name__, e)
+        # lzkit's account is the message, or (python-lz4's words) the detail.
+        print(name, type(e).__name__, e, getattr(e, "detail", ""))
 """
 
 

@@ -230,7 +230,7 @@ def decompress_chunk(context, data, max_length=-1, return_bytearray=False):
         context._pending += native.decompress(data)
         used = n
         if native.eof:
-            used = n - len(native.unused_data)
+            used = n - len(native.unused_data or b"")
             native.reset()
             context._ended = True
     pending = context._pending
@@ -310,6 +310,7 @@ class LZ4FrameFile(io.BufferedIOBase):
         else:
             raise TypeError("filename must be a str, bytes, file or PathLike object")
         self._mode = mode_code
+        self._source_size = source_size
         if mode_code == _MODE_READ:
             self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", threads))
         else:
@@ -336,7 +337,8 @@ class LZ4FrameFile(io.BufferedIOBase):
             return
         try:
             if self._mode == _MODE_WRITE:
-                self._fp.write(self._compressor.flush())
+                if self._compressor.started():
+                    self._fp.write(self._compressor.flush())
             else:
                 self._buffer.close()
         finally:
@@ -396,13 +398,21 @@ class LZ4FrameFile(io.BufferedIOBase):
         self._check(_MODE_WRITE)
         with memoryview(data) as view:
             length = view.nbytes
+        if not self._compressor.started():
+            # After a flush, which ended the frame: a new one.
+            self._fp.write(self._compressor.begin(source_size=self._source_size))
         self._fp.write(self._compressor.compress(data))
         self._pos += length
         return length
 
     def flush(self):
+        """Flush the file, keeping it open: as python-lz4's, this ends the
+        frame in progress (a reader then sees everything written so far),
+        and the next write starts a new frame."""
         self._check(None)
         if self._mode == _MODE_WRITE:
+            if self._compressor.started():
+                self._fp.write(self._compressor.flush())
             self._fp.flush()
 
     def tell(self):
