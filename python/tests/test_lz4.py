@@ -490,3 +490,18 @@ def test_concurrent_use_from_threads():
 
 def test_version():
     assert lzkit.__version__ and lz4.library_version_number() >= 11000
+
+
+def test_a_frame_file_seeks_as_python_lz4s(tmp_path):
+    data = DATA["prose"][:300_000]
+    path = tmp_path / "seek.lz4"
+    path.write_bytes(ref_frame.compress(data, block_size=ref_frame.BLOCKSIZE_MAX64KB) * 2)
+    whole = data * 2
+    with lz4.frame.open(path) as f, ref_frame.open(path) as g:
+        assert f.seekable() and g.seekable()
+        for offset, whence in [(1000, 0), (500, 1), (10, 0), (-100, 2), (-5, 1),
+                               (len(whole) + 10, 0), (0, 0), (-1, 0)]:
+            assert f.seek(offset, whence) == g.seek(offset, whence), (offset, whence)
+            assert f.tell() == g.tell()
+            assert f.read(777) == g.read(777)
+    assert lz4.VERSION == lzkit.__version__ == lz4.__version__

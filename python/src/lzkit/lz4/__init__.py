@@ -3,7 +3,11 @@
 from .._lzkit import __version__
 from . import block, frame
 
-__all__ = ["block", "frame", "library_version_number", "library_version_string"]
+# python-lz4's name for its package version (here: lzkit's).
+VERSION = __version__
+
+__all__ = ["block", "frame", "library_version_number", "library_version_string",
+           "VERSION", "__version__"]
 
 # The LZ4 format version lzkit implements (the C library's numbering:
 # 1.10.0), for code that checks it.

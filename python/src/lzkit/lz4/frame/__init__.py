@@ -311,8 +311,10 @@ class LZ4FrameFile(io.BufferedIOBase):
             raise TypeError("filename must be a str, bytes, file or PathLike object")
         self._mode = mode_code
         self._source_size = source_size
+        self._threads = threads
         if mode_code == _MODE_READ:
             self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", threads))
+            self._size = -1
         else:
             self._compressor = LZ4FrameCompressor(
                 block_size=block_size, block_linked=block_linked,
@@ -363,8 +365,41 @@ class LZ4FrameFile(io.BufferedIOBase):
         return self._mode == _MODE_WRITE
 
     def seekable(self):
+        """Whether ``seek`` works: a file read from a seekable file."""
         self._check(None)
-        return False
+        return self._mode == _MODE_READ and self._fp.seekable()
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        """Move to ``offset`` of the decoded data (``whence``: ``io.SEEK_SET``,
+        ``SEEK_CUR`` or ``SEEK_END``), as python-lz4's file does it: forward
+        by decoding and dropping, backward by decoding again from the
+        start (slow on large files); returns the new position."""
+        self._check(_MODE_READ)
+        if not self._fp.seekable():
+            raise io.UnsupportedOperation("the underlying file is not seekable")
+        if whence == io.SEEK_SET:
+            target = offset
+        elif whence == io.SEEK_CUR:
+            target = self._pos + offset
+        elif whence == io.SEEK_END:
+            if self._size < 0:
+                while self.read(io.DEFAULT_BUFFER_SIZE):
+                    pass
+                self._size = self._pos
+            target = self._size + offset
+        else:
+            raise ValueError("Invalid value for whence: {}".format(whence))
+        if target < self._pos:
+            self._fp.seek(0)
+            self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", self._threads))
+            self._pos = 0
+        left = target - self._pos
+        while left > 0:
+            data = self.read(min(io.DEFAULT_BUFFER_SIZE, left))
+            if not data:
+                break
+            left -= len(data)
+        return self._pos
 
     def peek(self, size=-1):
         self._check(_MODE_READ)
