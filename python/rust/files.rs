@@ -69,3 +69,16 @@ fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 fn same_inode(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false
 }
+
+/// A path's I/O error as Python raises it: `FileNotFoundError`,
+/// `PermissionError`, ... (the `OSError` subclass of its kind), naming the
+/// path.
+pub(crate) fn os_error(path: &std::path::Path, e: std::io::Error) -> pyo3::PyErr {
+    use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError};
+    let msg = format!("{}: {e}", path.display());
+    match e.kind() {
+        std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+        std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(msg),
+        _ => PyOSError::new_err(msg),
+    }
+}

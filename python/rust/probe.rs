@@ -52,6 +52,10 @@ pub(crate) fn probe_files<'py>(
         .settings(settings)
         .threads(threads)
         .time_limit(time_limit.map(std::time::Duration::from_secs_f64));
+    // A missing or unreadable file: Python's own exception for it.
+    for p in &paths {
+        std::fs::metadata(p).map_err(|e| crate::files::os_error(p, e))?;
+    }
     let report = py
         .allow_threads(|| {
             let mut builder = SampleBuilder::new(sample_bytes, blocks);

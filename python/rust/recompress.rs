@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::buffers::set_fields;
-use crate::files::{persist, refuse_same_file, temporary_for};
+use crate::files::{os_error, persist, refuse_same_file, temporary_for};
 use crate::formats;
 
 /// `lzkit.recompress_file`: decode `src` (LZ4, zstd, gzip, zlib, xz or
@@ -48,8 +48,9 @@ pub(crate) fn recompress_file<'py>(
     let opts = RecompressOptions::new(target)
         .verify(verify)
         .serial(threads == 1);
+    // A missing or unreadable source: Python's own exception for it.
+    let input = std::fs::File::open(&src).map_err(|e| os_error(&src, e))?;
     let result = py.allow_threads(|| -> Result<lzkit::recompress::Summary, String> {
-        let input = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
         refuse_same_file(&src, &input, &dst)?;
         let tmp = temporary_for(&dst)?;
         let output = std::io::BufWriter::with_capacity(1 << 20, tmp);

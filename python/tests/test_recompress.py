@@ -98,3 +98,11 @@ def gzip_file(tmp_path):
     p = tmp_path / "src.gz"
     p.write_bytes(gzip.compress(DATA))
     return p
+
+
+def test_a_missing_file_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        lzkit.recompress_file(str(tmp_path / "missing.gz"), str(tmp_path / "out.zst"))
+    with pytest.raises(FileNotFoundError):
+        lzkit.probe([str(tmp_path / "missing")])
+    assert not (tmp_path / "out.zst").exists()
