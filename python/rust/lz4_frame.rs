@@ -113,11 +113,18 @@ pub(crate) fn frame_decompress(
 ) -> PyResult<PyObject> {
     let src = Input::get(data)?;
     let all = src.bytes();
+    // Threads decode independent blocks only: for a frame of linked
+    // blocks they would only add their cost (and lose the direct path).
+    let header = frame::read_header(all).ok();
+    let threads = match &header {
+        Some(h) if h.block_mode == Some(BlockMode::Linked) => 1,
+        _ => threads,
+    };
     // A frame that says its size is decoded straight into the object
     // returned, if its blocks can produce that much (a size in a header
     // is a claim: a larger one is decoded as the blocks grow, to its
     // content-size error, never allocated).
-    let exact = frame::read_header(all).ok().and_then(|h| {
+    let exact = header.and_then(|h| {
         h.content_size
             .filter(|_| h.kind == frame::FrameKind::Standard && h.dict_id.is_none() && threads <= 1)
             .and_then(|n| usize::try_from(n).ok())
