@@ -210,7 +210,7 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
 /// attribute, where the message is another package's, word for word (its
 /// users and tests match it whole, notes included, so the detail cannot
 /// be in the message or in `__notes__`).
-pub(crate) fn noted(py: Python<'_>, err: PyErr, detail: String) -> PyErr {
+pub(crate) fn with_detail(py: Python<'_>, err: PyErr, detail: String) -> PyErr {
     let _ = err.value(py).setattr("detail", detail);
     err
 }

@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyException, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, OutBuf, noted, output, output_with, runtime, with_scratch};
+use crate::buffers::{Input, OutBuf, output, output_with, runtime, with_detail, with_scratch};
 
 create_exception!(
     _lzkit,
@@ -54,7 +54,7 @@ pub(crate) fn block_compress(
     let dict = dictionary(dict)?;
     api_limits(&src, dict.as_ref())?;
     if src.bytes().len() > block::MAX_INPUT_SIZE {
-        return Err(noted(
+        return Err(with_detail(
             py,
             LZ4BlockError::new_err("Compression failed"),
             format!(
@@ -160,7 +160,7 @@ fn corrupt(py: Python<'_>, e: lzkit::Error) -> PyErr {
         lzkit::Error::CorruptBlock { at, .. } => *at + 1,
         _ => 1,
     };
-    noted(
+    with_detail(
         py,
         LZ4BlockError::new_err(format!(
             "Decompression failed: corrupt input or insufficient space in destination buffer. Error code: {at}"

@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::buffers::{Input, noted, output, output_with, runtime, with_scratch};
+use crate::buffers::{Input, output, output_with, runtime, with_detail, with_scratch};
 
 /// A level as python-lz4's frame functions number them: below 0 fast with
 /// that acceleration, 0 to 2 fast, 3 to 16 high compression (12 at most,
@@ -398,7 +398,7 @@ pub(crate) fn lz4f(py: Python<'_>, e: lzkit::Error) -> PyErr {
     }
     let failed = |code: &str| format!("LZ4F_decompress failed with code: ERROR_{code}");
     let message = match inner {
-        E::Truncated { what, .. } if what.contains("header") => {
+        E::Truncated { what, .. } if *what == "frame header" => {
             "LZ4F_getFrameInfo failed with code: ERROR_frameHeader_incomplete".to_string()
         }
         E::Truncated { .. } => "Frame incomplete. LZ4F_decompress returned: 1".to_string(),
@@ -422,7 +422,7 @@ pub(crate) fn lz4f(py: Python<'_>, e: lzkit::Error) -> PyErr {
         E::DictionaryRequired { .. } => failed("dictionary_wrong"),
         _ => return runtime(e),
     };
-    noted(py, PyRuntimeError::new_err(message), e.to_string())
+    with_detail(py, PyRuntimeError::new_err(message), e.to_string())
 }
 
 /// Add this module's functions and classes to the native module.

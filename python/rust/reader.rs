@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyEOFError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, noted};
+use crate::buffers::{Input, with_detail};
 use crate::formats;
 use crate::lz4_frame::lz4f;
 use crate::zstd::ZstdError;
@@ -95,7 +95,7 @@ impl Reader {
             if self.codec == Codec::Zstd {
                 ZstdError::new_err(e.to_string())
             } else if truncated(&e) {
-                noted(
+                with_detail(
                     py,
                     PyEOFError::new_err(
                         "Compressed file ended before the end-of-stream marker was reached",

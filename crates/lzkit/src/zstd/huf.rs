@@ -391,7 +391,8 @@ impl HufTable {
             // The last few bytes of the stream (the fast loops stop 7
             // before its start): a reload a symbol until the window
             // reaches the start, then the container holds every bit left
-            // and needs no reload.
+            // and needs no reload. Two loops, not one with a test on the
+            // window a symbol: 4% fewer instructions in a small section.
             let mut at = 0;
             while at < rest.len() && !r.at_start() {
                 r.reload();
@@ -583,10 +584,11 @@ fn fast<T: Lookup, const K: usize, const LOG: u32, const N: usize>(
                 // SAFETY: `batch` rounds move the window back at most
                 // 7 bytes each and stay at or above the stream's start
                 // (`Lane::rounds`); the window starts at most at the
-                // stream's end - 8 and only moves back. The window's
-                // place stays in memory (volatile): it is needed once a
-                // round, and the registers go to the containers, the
-                // outputs and the table.
+                // stream's end - 8 and only moves back. `k < K`, so
+                // `slot` is an element of the local array `ip`. The
+                // window's place stays in memory (volatile): it is needed
+                // once a round, and the registers go to the containers,
+                // the outputs and the table.
                 unsafe {
                     let slot = ip.as_mut_ptr().add(k);
                     let p = slot.read_volatile().sub((t >> 3) as usize);
