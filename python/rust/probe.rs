@@ -76,6 +76,9 @@ pub(crate) fn probe_files<'py>(
         e.set_item("codec", c.setting.codec_name())?;
         set_fields!(e, c.setting, level, favor_dec_speed);
         e.set_item("setting", c.setting.to_string())?;
+        // The ratio's 95% interval (None when one block cannot tell).
+        e.set_item("ratio_low", c.ratio_interval.map(|i| i.0))?;
+        e.set_item("ratio_high", c.ratio_interval.map(|i| i.1))?;
         set_fields!(
             e,
             c,

@@ -102,6 +102,9 @@ fn json_has_the_stable_schema() {
             assert!(c.get(key).num() >= 1.0, "{key}");
         }
         assert!(c.get("ratio").num() > 1.0, "the data compresses");
+        // The whole input sampled: the interval is the ratio itself.
+        assert_eq!(c.get("ratio_low").num(), c.get("ratio").num());
+        assert_eq!(c.get("ratio_high").num(), c.get("ratio").num());
         assert_eq!(c.get("sample_bytes").num(), 300_000.0);
         match c.get("pareto") {
             Json::Bool(b) => on_front += usize::from(*b),
@@ -137,13 +140,58 @@ fn json_has_the_stable_schema() {
 }
 
 #[test]
+fn a_sampled_input_gets_a_calibration_and_intervals() {
+    let (_dir, file) = dir_with_file(3 << 20);
+    let args = [
+        "--format=json",
+        "--codecs",
+        "lz4:1,9",
+        "--sample",
+        "256K",
+        "--min-time",
+        "0",
+        "--no-reference",
+        &file,
+    ];
+    let doc = Json::parse(&stdout_of(&args)).unwrap();
+    assert!(matches!(doc.get("whole_input"), Json::Bool(false)));
+    let cal = doc.get("calibration");
+    // 3 MiB in 64 KiB blocks: far more than the sample's 4 blocks.
+    assert_eq!(cal.get("input_blocks").num(), 48.0);
+    assert!(cal.get("blocks").num() > 4.0);
+    assert_eq!(
+        cal.get("auxiliaries").arr()[0].get("setting").str(),
+        "lz4 -1"
+    );
+    for c in doc.get("candidates").arr() {
+        let (low, ratio, high) = (
+            c.get("ratio_low").num(),
+            c.get("ratio").num(),
+            c.get("ratio_high").num(),
+        );
+        assert!(low <= ratio && ratio <= high, "{low} {ratio} {high}");
+    }
+    // Turned off: the sample's own ratios, no calibration.
+    let mut off = args.to_vec();
+    off.insert(0, "--calibrate=none");
+    let doc = Json::parse(&stdout_of(&off)).unwrap();
+    assert!(matches!(doc.get("calibration"), Json::Null));
+    let text = stdout_of(&args[1..]);
+    assert!(
+        text.contains("±95%") && text.contains("ratios: lz4 -1"),
+        "{text}"
+    );
+}
+
+#[test]
 fn csv_has_a_header_and_a_line_per_setting() {
     let (_dir, file) = dir_with_file(100_000);
     let text = stdout_of(&["--format", "csv", "--codecs", "lz4:1,9,zstd:1", &file]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "codec,level,favor_dec_speed,setting,ratio,compress_mbps,compress_mbps_threads,\
+        "codec,level,favor_dec_speed,setting,ratio,ratio_low,ratio_high,compress_mbps,\
+         compress_mbps_threads,\
          decompress_mbps,reference_decompress_mbps,compress_memory,decompress_memory,\
          read_mbps,write_mbps,pareto,pareto_compress,sample_bytes,blocks,recommended"
     );

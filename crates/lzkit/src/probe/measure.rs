@@ -7,6 +7,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use super::calibrate::{self, Calibration};
 use super::report::Candidate;
 use super::{Codec, Hooks, ProbeError, Progress, Sample, Setting, Stage};
 use crate::lz4::block;
@@ -206,9 +207,11 @@ pub(super) fn candidate(
         .iter()
         .map(|(b, range)| (*b, range.len()))
         .collect();
+    let ratio = weighted_ratio(sample, &sizes);
     let candidate = Candidate {
         setting,
-        ratio: weighted_ratio(sample, &sizes),
+        ratio,
+        ratio_interval: ratio_interval(sample, &sizes, ratio),
         sample_bytes: bytes,
         blocks: compressed.blocks.len(),
         compressed_bytes: compressed.data.len() as u64,
@@ -243,6 +246,94 @@ fn weighted_ratio(sample: &Sample, sizes: &[(usize, usize)]) -> f64 {
     input / output.max(1.0)
 }
 
+/// The two-sided 95% quantile of Student's t with `df` degrees of freedom
+/// (`df` of 1 or more; from 31 on, within 0.3% of the exact value).
+pub(super) fn t95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        _ => 1.96 + 2.4 / df as f64,
+    }
+}
+
+/// Pairs (x, y) of each sampled block: x its input bytes, y its compressed
+/// bytes, both times its weight.
+fn weighted_pairs(sample: &Sample, sizes: &[(usize, usize)]) -> Vec<(f64, f64)> {
+    sizes
+        .iter()
+        .map(|&(b, size)| {
+            let w = sample.weight(b);
+            (w * sample.block(b).len() as f64, w * size as f64)
+        })
+        .collect()
+}
+
+/// The relative variance of the ratio estimator `sum(x) / sum(y)` over
+/// `pairs`, a sample of a fraction `f` of the population's blocks, and its
+/// degrees of freedom; `None` below two pairs. The linearised variance of
+/// survey sampling with the finite-population correction `1 - f`, the
+/// spread of the residuals `x - R y` taken from successive differences in
+/// input order (`positions`, the pairs' places in the input, or the
+/// pairs' own order when `None`): the sample is systematic, evenly spread,
+/// and successive differences leave out the slow changes over the input
+/// that such a sample averages out (where a random sample's formula would
+/// count them), while still counting all the block-to-block variation.
+pub(super) fn ratio_relvar(
+    pairs: &[(f64, f64)],
+    positions: Option<&[u64]>,
+    f: f64,
+) -> Option<(f64, usize)> {
+    let n = pairs.len();
+    if n < 2 {
+        return None;
+    }
+    let (x, y) = pairs
+        .iter()
+        .fold((0.0, 0.0), |(sx, sy), &(a, b)| (sx + a, sy + b));
+    let r = x / y.max(1.0);
+    let mut order: Vec<usize> = (0..n).collect();
+    if let Some(p) = positions {
+        order.sort_by_key(|&i| p[i]);
+    }
+    let e = |i: usize| pairs[i].0 - r * pairs[i].1;
+    let spread: f64 = order
+        .windows(2)
+        .map(|w| (e(w[1]) - e(w[0])).powi(2))
+        .sum::<f64>()
+        / (2 * (n - 1)) as f64;
+    let mean_x = x / n as f64;
+    let relvar = (1.0 - f).max(0.0) * spread / n as f64 / (mean_x * mean_x).max(f64::MIN_POSITIVE);
+    Some((relvar, n - 1))
+}
+
+/// The 95% interval of a ratio `ratio` measured on every sampled block
+/// (`sizes`): from how the blocks' ratios spread, treating the evenly
+/// spread blocks as a random sample of the input's blocks (which
+/// overstates the uncertainty where the data changes slowly, never
+/// understates it on data without a period). Exact (no width) when the
+/// sample is the whole input; `None` from a single block of a larger
+/// input.
+fn ratio_interval(sample: &Sample, sizes: &[(usize, usize)], ratio: f64) -> Option<(f64, f64)> {
+    if sample.is_whole_input() && sizes.len() == sample.len() {
+        return Some((ratio, ratio));
+    }
+    let f = sample.sampled_bytes() as f64 / sample.input_bytes().max(1) as f64;
+    let (relvar, df) = ratio_relvar(&weighted_pairs(sample, sizes), None, f)?;
+    Some(interval(ratio, relvar, df))
+}
+
+/// `ratio` plus and minus t times its standard error (`relvar`: its
+/// relative variance), never below zero.
+fn interval(ratio: f64, relvar: f64, df: usize) -> (f64, f64) {
+    let half = t95(df) * relvar.sqrt() * ratio;
+    ((ratio - half).max(0.0), ratio + half)
+}
+
 /// The ratio of each setting that compressed only part of the sample (the
 /// time limit), estimated for the whole sample by *ratio estimation*: its
 /// compressed size on its blocks, scaled by how a setting that compressed
@@ -256,6 +347,10 @@ pub(super) fn estimate_partial_ratios(
     sample: &Sample,
     measured: &mut [Measured],
 ) -> Result<(), ProbeError> {
+    if let Some(calibration) = sample.calibration() {
+        calibrated_ratios(sample, calibration, measured);
+        return Ok(());
+    }
     let n = sample.len();
     let complete = |m: &Measured| m.sizes.len() == n;
     if measured.iter().all(complete) {
@@ -296,8 +391,89 @@ pub(super) fn estimate_partial_ratios(
         let input = weighted(&mut (0..n).map(|b| (b, sample.block(b).len())));
         let estimated = part * aux_all / aux_part.max(1.0);
         m.candidate.ratio = input / estimated.max(1.0);
+        // Two sources of error: the sample against the input (as the
+        // auxiliary setting's ratio varies over the sample), and the
+        // blocks done against the sample (how this setting's sizes follow
+        // the auxiliary's over the blocks it did).
+        let f = sample.sampled_bytes() as f64 / sample.input_bytes().max(1) as f64;
+        let aux_pairs: Vec<(f64, f64)> =
+            weighted_pairs(sample, &aux.iter().copied().enumerate().collect::<Vec<_>>());
+        let first = match sample.is_whole_input() {
+            true => Some((0.0, usize::MAX)),
+            false => ratio_relvar(&aux_pairs, None, f),
+        };
+        // Over the blocks done: y (this setting) against x (the
+        // auxiliary's size), a fraction done/all of the sample.
+        let done_pairs: Vec<(f64, f64)> = m
+            .sizes
+            .iter()
+            .map(|&(b, size)| (aux_pairs[b].1, sample.weight(b) * size as f64))
+            .collect();
+        let second = ratio_relvar(&done_pairs, None, m.sizes.len() as f64 / n as f64);
+        m.candidate.ratio_interval = first
+            .zip(second)
+            .map(|((v1, d1), (v2, d2))| interval(m.candidate.ratio, v1 + v2, d1.min(d2)));
     }
     Ok(())
+}
+
+/// Every setting's ratio estimated from the calibration pass (see
+/// [`Calibration`]): the ratio of the auxiliary setting of its codec
+/// (else LZ4's) over the pass's blocks, divided by how much more this
+/// setting's output weighs than the auxiliary's on the sample blocks it
+/// compressed.
+/// The interval adds the two relative variances: the pass's blocks
+/// against the input, and the setting's sample blocks against the input
+/// (how closely it follows the auxiliary from block to block).
+fn calibrated_ratios(sample: &Sample, calibration: &Calibration, measured: &mut [Measured]) {
+    let aux_settings = calibration.settings();
+    let aux_sizes: Vec<Option<Vec<usize>>> = aux_settings
+        .iter()
+        .map(|&s| calibrate::sizes(s, sample.blocks()))
+        .collect();
+    let f1 = calibration.blocks() as f64 / calibration.input_blocks().max(1) as f64;
+    for m in measured.iter_mut() {
+        let codec = m.candidate.setting.codec;
+        let pick = aux_settings
+            .iter()
+            .position(|s| s.codec == codec)
+            .filter(|&i| aux_sizes[i].is_some())
+            .or_else(|| aux_sizes.iter().position(Option::is_some));
+        let Some(i) = pick else { continue };
+        let (aux, sizes) = (
+            &calibration.auxiliaries[i],
+            aux_sizes[i].as_ref().expect("picked"),
+        );
+        // Over the blocks this setting did: (auxiliary size, its size).
+        let pairs: Vec<(f64, f64)> = m
+            .sizes
+            .iter()
+            .map(|&(b, size)| {
+                let w = sample.weight(b);
+                (w * sizes[b] as f64, w * size as f64)
+            })
+            .collect();
+        let (aux_y, own_y) = pairs
+            .iter()
+            .fold((0.0, 0.0), |(a, o), &(x, y)| (a + x, o + y));
+        if aux_y <= 0.0 || own_y <= 0.0 {
+            continue;
+        }
+        let ratio = aux.ratio() * aux_y / own_y;
+        m.candidate.ratio = ratio;
+        let first = match calibration.is_complete() {
+            true => Some((0.0, usize::MAX)),
+            false => ratio_relvar(&aux.pairs, Some(&calibration.positions), f1),
+        };
+        let blocks_of_input =
+            sample.input_bytes() as f64 / (sample.sampled_bytes() as f64 / sample.len() as f64);
+        let second = ratio_relvar(&pairs, None, pairs.len() as f64 / blocks_of_input.max(1.0));
+        m.candidate.ratio_interval = match (first, second) {
+            (Some((v1, d1)), Some((v2, d2))) => Some(interval(ratio, v1 + v2, d1.min(d2))),
+            // One block of the setting: as sure as the pass, no more.
+            _ => None,
+        };
+    }
 }
 
 /// Every block's size compressed with LZ4 level 1.
@@ -579,6 +755,35 @@ mod tests {
             o.sort_unstable();
             assert_eq!(o, (0..n).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn ratio_variances() {
+        // Every block of the same ratio: no variance.
+        let same = [(100.0, 25.0), (200.0, 50.0), (50.0, 12.5)];
+        assert_eq!(ratio_relvar(&same, None, 0.1).unwrap(), (0.0, 2));
+        // The whole population: none either; one block: unknown.
+        let mixed = [(100.0, 10.0), (100.0, 90.0), (100.0, 40.0)];
+        assert_eq!(ratio_relvar(&mixed, None, 1.0).unwrap().0, 0.0);
+        assert!(ratio_relvar(&mixed[..1], None, 0.1).is_none());
+        // Residuals x - R y with R = 300/140: successive differences of
+        // (78.57, -92.86, 14.29), in the given order or by position.
+        let r = 300.0 / 140.0;
+        let e: Vec<f64> = mixed.iter().map(|&(x, y)| x - r * y).collect();
+        let spread = ((e[1] - e[0]).powi(2) + (e[2] - e[1]).powi(2)) / 4.0;
+        let expected = 0.5 * spread / 3.0 / (100.0f64 * 100.0);
+        let (v, df) = ratio_relvar(&mixed, None, 0.5).unwrap();
+        assert!(
+            (v / expected - 1.0).abs() < 1e-12 && df == 2,
+            "{v} vs {expected}"
+        );
+        let reordered = ratio_relvar(&mixed, Some(&[0, 2, 1]), 0.5).unwrap().0;
+        let spread = ((e[2] - e[0]).powi(2) + (e[1] - e[2]).powi(2)) / 4.0;
+        let expected = 0.5 * spread / 3.0 / (100.0f64 * 100.0);
+        assert!((reordered / expected - 1.0).abs() < 1e-12);
+        // Student's t: wide for few blocks, 1.96 in the limit.
+        assert_eq!(t95(1), 12.706);
+        assert!(t95(30) > t95(31) && t95(31) > t95(1000) && t95(1000) > 1.96);
     }
 
     #[test]

@@ -69,6 +69,7 @@
 //! # Ok::<(), lzkit::probe::ProbeError>(())
 //! ```
 
+mod calibrate;
 mod measure;
 mod report;
 mod sample;
@@ -77,7 +78,8 @@ use std::fmt;
 use std::time::Duration;
 
 pub use crate::format::Codec;
-pub use report::{Candidate, IoRate, Recommendation, Report};
+pub use calibrate::{CALIBRATION_PRECISION, Calibration, DEFAULT_CALIBRATION};
+pub use report::{Candidate, Goal, IoRate, Recommendation, Report};
 pub use sample::{BlockSize, MIN_FILE_SHARE, Sample, SampleBuilder};
 
 /// One candidate setting: a codec, its level, and for LZ4 whether to favor
@@ -522,6 +524,7 @@ pub fn probe_with(
         whole_input: sample.is_whole_input(),
         threads: plan.threads,
         candidates,
+        calibration: sample.calibration().cloned(),
     })
 }
 
@@ -629,6 +632,96 @@ mod tests {
             (estimate / truth - 1.0).abs() < 0.03,
             "{estimate} vs {truth}"
         );
+    }
+
+    /// 24 MiB whose content changes every 3 MiB: random bytes, a slowly
+    /// varying column, repeated text, so 64 KiB blocks differ in ratio
+    /// from about 1 to over 100.
+    fn mixed(len: usize) -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let text = b"the quick brown fox jumps over the lazy dog; ".repeat(4);
+        (0..len)
+            .map(|i| match (i >> 20) / 3 % 3 {
+                0 => next() as u8,
+                1 => ((i / 64) as u32).to_le_bytes()[i % 4],
+                _ => text[(i + (next() % 3) as usize) % text.len()],
+            })
+            .collect()
+    }
+
+    fn whole_ratio(input: &[u8], bs: usize, level: i32) -> f64 {
+        let out: usize = input
+            .chunks(bs)
+            .map(|c| crate::lz4::block::compress(c, level).len())
+            .sum();
+        input.len() as f64 / out as f64
+    }
+
+    #[test]
+    fn calibrated_ratios_hold_on_mixed_data_and_their_intervals_say_how_well() {
+        let input = mixed(24 << 20);
+        let bs = 64 << 10;
+        let settings = [Setting::lz4(1), Setting::lz4(9)];
+        let probe_with = |calibration: Duration| {
+            let sample = SampleBuilder::new(2 << 20, BlockSize::Bytes(bs))
+                .calibration(calibration)
+                .reader("mixed", std::io::Cursor::new(&input[..]))
+                .build()
+                .unwrap();
+            (
+                sample.calibration().cloned(),
+                probe(&sample, &quick(&settings)).unwrap(),
+            )
+        };
+        let (cal, calibrated) = probe_with(Duration::from_secs(60));
+        let cal = cal.expect("a calibration pass");
+        // Stopped once LZ4's and zstd's level-1 ratios were within 1%, or
+        // at the end of the input.
+        assert!(cal.is_complete() || cal.precision().unwrap() <= CALIBRATION_PRECISION);
+        assert!(cal.blocks() > 32, "{} blocks", cal.blocks());
+        let (none, uncalibrated) = probe_with(Duration::ZERO);
+        assert!(none.is_none());
+        for (i, &setting) in settings.iter().enumerate() {
+            let truth = whole_ratio(&input, bs, setting.level);
+            let (c, u) = (&calibrated.candidates[i], &uncalibrated.candidates[i]);
+            let (low, high) = c.ratio_interval.unwrap();
+            assert!(
+                low <= truth && truth <= high,
+                "{setting}: {truth} not in {low}..{high}"
+            );
+            assert!(
+                (c.ratio / truth - 1.0).abs() < 0.02,
+                "{setting}: {} vs {truth}",
+                c.ratio
+            );
+            // The sample alone: its interval is wider, and still holds.
+            let (ul, uh) = u.ratio_interval.unwrap();
+            assert!(
+                ul <= truth && truth <= uh,
+                "{setting}: {truth} not in {ul}..{uh}"
+            );
+            assert!(
+                uh - ul > high - low,
+                "{setting}: {ul}..{uh} vs {low}..{high}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_whole_sample_has_an_exact_interval() {
+        let input = mixed(1 << 20);
+        let sample = Sample::from_slices(&[&input], u64::MAX, BlockSize::Bytes(64 << 10)).unwrap();
+        assert!(sample.calibration().is_none());
+        let c = &probe(&sample, &quick(&[Setting::lz4(1)]))
+            .unwrap()
+            .candidates[0];
+        assert_eq!(c.ratio_interval, Some((c.ratio, c.ratio)));
     }
 
     #[test]

@@ -21,6 +21,13 @@ pub struct Candidate {
     /// compare on the same data. `sample_bytes / compressed_bytes` is the
     /// ratio on the blocks actually compressed.
     pub ratio: f64,
+    /// The 95% interval of [`Candidate::ratio`] as an estimate of the
+    /// whole input's ratio, from how the ratio varies between the sampled
+    /// blocks (for an estimated ratio, also how this setting follows the
+    /// auxiliary one over the blocks it did): `(low, high)`, both equal to
+    /// the ratio when the sample is the whole input, `None` when too few
+    /// blocks were compressed to tell (one).
+    pub ratio_interval: Option<(f64, f64)>,
     /// Bytes of the sample compressed for the ratio and speeds: all of it
     /// unless the setting hit [`ProbeOptions::time_limit`](super::ProbeOptions::time_limit).
     pub sample_bytes: u64,
@@ -56,7 +63,8 @@ impl Candidate {
     ///
     /// ```
     /// # use lzkit::probe::{Candidate, IoRate, Setting};
-    /// # let mut c = Candidate { setting: Setting::lz4(1), ratio: 1.0, sample_bytes: 0, blocks: 0,
+    /// # let mut c = Candidate { setting: Setting::lz4(1), ratio: 1.0, ratio_interval: None,
+    /// #     sample_bytes: 0, blocks: 0,
     /// #     compressed_bytes: 0, compress_mbps: 0.0, compress_mbps_threads: 0.0,
     /// #     decompress_mbps: 0.0, reference_decompress_mbps: None, compress_memory: 0,
     /// #     decompress_memory: 0, pareto: false, pareto_compress: false };
@@ -159,6 +167,9 @@ pub struct Report {
     pub whole_input: bool,
     /// Threads of [`Candidate::compress_mbps_threads`].
     pub threads: usize,
+    /// The calibration pass the ratios were estimated from, if any (see
+    /// [`Calibration`](super::Calibration)).
+    pub calibration: Option<super::Calibration>,
     /// One per setting, in the order given.
     pub candidates: Vec<Candidate>,
 }
@@ -184,6 +195,48 @@ impl Report {
             size: best(&|c| (c.ratio, c.read_mbps(io))),
         }
     }
+
+    /// The candidates that tie with the recommendation `rec` for `goal`
+    /// under `io`: those whose interval of the goal's figure overlaps the
+    /// recommended one's, the ratios' intervals carried through the
+    /// end-to-end model (speeds count as measured). A candidate without
+    /// an interval ties where its figure alone reaches into the
+    /// recommended one's interval.
+    pub fn ties(&self, io: IoRate, rec: &Recommendation, goal: Goal) -> Vec<usize> {
+        let winner = match goal {
+            Goal::Read => rec.read,
+            Goal::Write => rec.write,
+            Goal::Size => rec.size,
+        };
+        // The goal's figure for candidate `c` if its ratio were `ratio`.
+        let figure = |c: &Candidate, ratio: f64| {
+            let c = Candidate { ratio, ..c.clone() };
+            match goal {
+                Goal::Read => c.read_mbps(io),
+                Goal::Write => c.write_mbps(io),
+                Goal::Size => ratio,
+            }
+        };
+        let range = |c: &Candidate| {
+            let (low, high) = c.ratio_interval.unwrap_or((c.ratio, c.ratio));
+            (figure(c, low), figure(c, high))
+        };
+        let (low, _) = range(&self.candidates[winner]);
+        (0..self.candidates.len())
+            .filter(|&i| i != winner && range(&self.candidates[i]).1 >= low)
+            .collect()
+    }
+}
+
+/// What a recommendation is for (see [`Report::ties`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// [`Recommendation::read`].
+    Read,
+    /// [`Recommendation::write`].
+    Write,
+    /// [`Recommendation::size`].
+    Size,
 }
 
 /// For each point (both coordinates better when higher), whether it is on
@@ -228,6 +281,7 @@ mod tests {
         Candidate {
             setting: Setting::lz4(1),
             ratio,
+            ratio_interval: None,
             sample_bytes: 1,
             blocks: 1,
             compressed_bytes: 1,
@@ -292,6 +346,46 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_intervals_tie() {
+        let mut report = Report {
+            input_bytes: 1,
+            files: 1,
+            sample_bytes: 1,
+            blocks: 1,
+            block_size: BlockSize::Bytes(1),
+            whole_input: false,
+            threads: 2,
+            calibration: None,
+            candidates: vec![
+                candidate(4.0, 20.0, 1000.0),
+                candidate(3.9, 100.0, 2000.0),
+                candidate(3.0, 500.0, 4000.0),
+            ],
+        };
+        let intervals = [(3.9, 4.1), (3.8, 4.0), (2.9, 3.1)];
+        for (c, i) in report.candidates.iter_mut().zip(intervals) {
+            c.ratio_interval = Some(i);
+        }
+        let rec = report.recommend(IoRate::MEMORY);
+        assert_eq!(rec.size, 0);
+        assert_eq!(report.ties(IoRate::MEMORY, &rec, Goal::Size), [1]);
+        // Narrower intervals: no tie.
+        report.candidates[1].ratio_interval = Some((3.85, 3.89));
+        assert!(report.ties(IoRate::MEMORY, &rec, Goal::Size).is_empty());
+        // In memory reading depends on decoding alone: no tie with 4000.
+        assert_eq!(rec.read, 2);
+        assert!(report.ties(IoRate::MEMORY, &rec, Goal::Read).is_empty());
+        // At 1 MB/s reading is moving bytes: the ratio decides, and ties.
+        let slow = IoRate::from_mbps(1.0);
+        let rec = report.recommend(slow);
+        report.candidates[1].ratio_interval = Some((3.8, 4.0));
+        assert_eq!(
+            (rec.read, report.ties(slow, &rec, Goal::Read)),
+            (0, vec![1])
+        );
+    }
+
+    #[test]
     fn recommendations_follow_the_io_rate() {
         let report = Report {
             input_bytes: 1,
@@ -301,6 +395,7 @@ mod tests {
             block_size: BlockSize::Bytes(1),
             whole_input: true,
             threads: 2,
+            calibration: None,
             candidates: vec![
                 candidate(2.0, 500.0, 4000.0), // fast
                 candidate(4.0, 20.0, 1000.0),  // small

@@ -21,8 +21,10 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::ProbeError;
+use super::calibrate::{self, BlockSource, Calibration, DEFAULT_CALIBRATION};
 
 /// A file larger than its share of a whole-file sample is cut into slices of
 /// at most this many bytes, evenly spread over it: big enough to hold
@@ -100,6 +102,7 @@ pub struct Sample {
     files: usize,
     block_size: BlockSize,
     whole: bool,
+    calibration: Option<Calibration>,
 }
 
 impl Sample {
@@ -188,6 +191,13 @@ impl Sample {
         self.whole
     }
 
+    /// The calibration pass's results (see [`SampleBuilder::calibration`]):
+    /// `None` when the sample is the whole input, for whole-file blocks, or
+    /// when turned off.
+    pub fn calibration(&self) -> Option<&Calibration> {
+        self.calibration.as_ref()
+    }
+
     /// The largest block, in bytes.
     pub fn largest_block(&self) -> usize {
         self.blocks.iter().map(|b| b.range.len()).max().unwrap_or(0)
@@ -235,6 +245,7 @@ pub struct SampleBuilder<'a> {
     budget: u64,
     block_size: BlockSize,
     sources: Vec<Source<'a>>,
+    calibration: Duration,
 }
 
 impl<'a> SampleBuilder<'a> {
@@ -250,7 +261,20 @@ impl<'a> SampleBuilder<'a> {
             budget: budget.max(1),
             block_size,
             sources: Vec::new(),
+            calibration: DEFAULT_CALIBRATION,
         }
+    }
+
+    /// How long the calibration pass may run (default
+    /// [`DEFAULT_CALIBRATION`]): after the sample is read, a sample of
+    /// fixed-size blocks smaller than the input streams through many more
+    /// blocks, evenly spread, compressing each with LZ4 and zstd level 1;
+    /// a probe then estimates each setting's ratio from how it compares
+    /// with these on the sample (see [`Calibration`]). It reads at least 2
+    /// blocks; `Duration::ZERO` turns it off.
+    pub fn calibration(mut self, budget: Duration) -> Self {
+        self.calibration = budget;
+        self
     }
 
     /// Add a file (a regular file; directories are the caller's to list).
@@ -332,6 +356,24 @@ impl<'a> SampleBuilder<'a> {
                 weight: block.weight,
             });
         }
+        let calibration = match self.block_size {
+            BlockSize::Bytes(b) if !whole && !self.calibration.is_zero() => {
+                let mut reader = Sources {
+                    sources: &mut self.sources,
+                    open: None,
+                };
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let done = calibrate::calibrate(
+                    &lengths,
+                    b as u64,
+                    self.calibration,
+                    threads,
+                    &mut reader,
+                );
+                Some(done.map_err(|(name, e)| ProbeError::io(&name, e))?)
+            }
+            _ => None,
+        };
         Ok(Sample {
             data,
             blocks,
@@ -340,7 +382,41 @@ impl<'a> SampleBuilder<'a> {
             files: lengths.iter().filter(|&&l| l > 0).count(),
             block_size: self.block_size,
             whole,
+            calibration,
         })
+    }
+}
+
+/// The builder's inputs as a [`BlockSource`], keeping the last file open.
+struct Sources<'s, 'a> {
+    sources: &'s mut [Source<'a>],
+    open: Option<(usize, File)>,
+}
+
+impl BlockSource for Sources<'_, '_> {
+    fn read_block(
+        &mut self,
+        source: usize,
+        offset: u64,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), (String, io::Error)> {
+        let name = self.sources[source].name();
+        let result = match &mut self.sources[source] {
+            Source::Reader { reader, .. } => calibrate::read_at(reader.as_mut(), offset, len, buf),
+            Source::Path(path) => {
+                if self.open.as_ref().is_none_or(|(i, _)| *i != source) {
+                    self.open = None;
+                    match File::open(&*path) {
+                        Ok(file) => self.open = Some((source, file)),
+                        Err(e) => return Err((name, e)),
+                    }
+                }
+                let file = &mut self.open.as_mut().expect("opened above").1;
+                calibrate::read_at(file, offset, len, buf)
+            }
+        };
+        result.map_err(|e| (name, e))
     }
 }
 

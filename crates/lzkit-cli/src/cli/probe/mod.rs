@@ -72,7 +72,7 @@ fn run(opts: &Options) -> Result<(), String> {
             .collect(),
         false => Vec::new(),
     };
-    let mut builder = SampleBuilder::new(opts.sample, opts.block_size);
+    let mut builder = SampleBuilder::new(opts.sample, opts.block_size).calibration(opts.calibrate);
     for path in &files {
         builder = builder.file(path);
     }

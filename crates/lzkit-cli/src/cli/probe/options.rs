@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use lzkit::format::Codec;
 use lzkit::probe::{
-    BlockSize, DEFAULT_LZ4_LEVELS, DEFAULT_MIN_TIME, DEFAULT_TIME_LIMIT, DEFAULT_ZSTD_LEVELS,
-    IoRate, Setting,
+    BlockSize, DEFAULT_CALIBRATION, DEFAULT_LZ4_LEVELS, DEFAULT_MIN_TIME, DEFAULT_TIME_LIMIT,
+    DEFAULT_ZSTD_LEVELS, IoRate, Setting,
 };
 
 use crate::cli::bench::cmdline::{Arg, Walk};
@@ -58,6 +58,8 @@ pub struct Options {
     pub min_time: Duration,
     /// `--time-limit` (`None`: none).
     pub time_limit: Option<Duration>,
+    /// `--calibrate` (zero: off).
+    pub calibrate: Duration,
     /// `--no-reference`: time lzkit's decoders only.
     pub no_reference: bool,
     /// `-q`.
@@ -117,6 +119,12 @@ Options:
                          that did all of it, so it depends a little on the
                          machine's speed. 'none': always the whole sample
                          (ratios then the same on every run)
+      --calibrate SECS   after reading the sample, compress as many more blocks
+                         as this allows (default 1.5 s; evenly spread, on all
+                         cores, until LZ4's and zstd's level-1 ratios are known
+                         to ±1%) with LZ4 and zstd level 1; every setting's
+                         ratio is then estimated from how it compares with
+                         those on the sample. 'none': ratios of the sample alone
       --no-reference     time lzkit's decoders only, not the C libraries'
   -q, --quiet            no progress bar (shown on a terminal only anyway)
   -h, --help             this help
@@ -145,6 +153,7 @@ struct Raw {
     plot: Option<PathBuf>,
     min_time: Option<Duration>,
     time_limit: Option<Option<Duration>>,
+    calibrate: Option<Duration>,
     no_reference: bool,
     quiet: bool,
     inputs: Vec<PathBuf>,
@@ -189,6 +198,12 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
             "--plot" => raw.plot = Some(parse_plot(&value()?)?),
             "--min-time" => raw.min_time = Some(parse_seconds(&value()?, "--min-time")?),
             "--time-limit" => raw.time_limit = Some(parse_time_limit(&value()?)?),
+            "--calibrate" => {
+                raw.calibrate = Some(match value()?.as_str() {
+                    "none" => Duration::ZERO,
+                    v => parse_seconds(v, "--calibrate")?,
+                })
+            }
             "--no-reference" => flag(&mut raw.no_reference)?,
             "-q" | "--quiet" => flag(&mut raw.quiet)?,
             _ => return Err(format!("unknown option {name}")),
@@ -221,6 +236,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
         plot: raw.plot,
         min_time: raw.min_time.unwrap_or(DEFAULT_MIN_TIME),
         time_limit: raw.time_limit.unwrap_or(Some(DEFAULT_TIME_LIMIT)),
+        calibrate: raw.calibrate.unwrap_or(DEFAULT_CALIBRATION),
         no_reference: raw.no_reference,
         quiet: raw.quiet,
         inputs: raw.inputs,

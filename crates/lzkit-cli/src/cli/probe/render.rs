@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use lzkit::probe::{BlockSize, Candidate, IoRate, Recommendation, Report};
+use lzkit::probe::{BlockSize, Candidate, Goal, IoRate, Recommendation, Report};
 
 use super::super::bench::render::{
     Cell, Table, csv_field, human_size, json_array, json_num, json_object, json_str,
@@ -86,6 +86,7 @@ fn text(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
         report.blocks,
         blocks_label(report.block_size)
     );
+    let _ = writeln!(out, "{}", wrap(&ratios_line(report), "        "));
     let refs = match ctx.references.is_empty() {
         true => String::new(),
         false => format!("; dec C: {}", ctx.references.join(", ")),
@@ -136,6 +137,43 @@ fn text(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
     out
 }
 
+/// How the ratios were estimated, and what their intervals mean.
+fn ratios_line(report: &Report) -> String {
+    let interval = "±95%: the interval that holds the whole input's ratio with 95% confidence, \
+                    from how ratios vary between blocks";
+    if report.whole_input {
+        return "ratios: exact, the whole input's".into();
+    }
+    let Some(cal) = &report.calibration else {
+        return format!("ratios: those of the sample; {interval}");
+    };
+    let auxiliaries: Vec<String> = cal.settings().iter().map(|s| s.to_string()).collect();
+    let stopped = match cal.precision() {
+        _ if cal.is_complete() => "all of the input".to_string(),
+        Some(p) if p <= lzkit::probe::CALIBRATION_PRECISION => format!(
+            "{} of {} blocks, enough for ±{:.1}%",
+            cal.blocks(),
+            cal.input_blocks(),
+            p * 100.0
+        ),
+        Some(p) => format!(
+            "{} of {} blocks, ±{:.1}% when --calibrate ran out (target ±{:.0}%)",
+            cal.blocks(),
+            cal.input_blocks(),
+            p * 100.0,
+            lzkit::probe::CALIBRATION_PRECISION * 100.0
+        ),
+        None => format!("{} of {} blocks", cal.blocks(), cal.input_blocks()),
+    };
+    format!(
+        "ratios: {} compressed {} ({stopped}) in {:.1} s; each setting's ratio is theirs times how \
+         it compares with them on the sample; {interval}",
+        auxiliaries.join(" and "),
+        megabytes(cal.bytes()),
+        cal.elapsed().as_secs_f64()
+    )
+}
+
 /// The text table: one row per candidate.
 fn table(report: &Report, ctx: &Context) -> Table {
     let io = ctx.io.mbps().is_some();
@@ -145,7 +183,7 @@ fn table(report: &Report, ctx: &Context) -> Table {
         .any(|c| c.reference_decompress_mbps.is_some());
     let partial = report.candidates.iter().any(|c| c.blocks < report.blocks);
     let mark = |on: bool| if on { " *" } else { "  " };
-    let mut head: Vec<String> = ["setting", "ratio", "comp 1T"]
+    let mut head: Vec<String> = ["setting", "ratio", "±95%", "comp 1T"]
         .into_iter()
         .map(String::from)
         .collect();
@@ -168,6 +206,7 @@ fn table(report: &Report, ctx: &Context) -> Table {
         let mut row = vec![
             (c.setting.to_string(), ""),
             (format!("{:.3}", c.ratio), "  "),
+            (half_width(c), "  "),
             (speed(c.compress_mbps), mark(c.pareto_compress)),
             (speed(c.compress_mbps_threads), "  "),
             (speed(c.decompress_mbps), mark(c.pareto)),
@@ -287,8 +326,36 @@ fn recommendation_text(report: &Report, ctx: &Context, rec: &Recommendation) -> 
         ),
     ] {
         let _ = writeln!(out, "  {role:<9}{:<26}{why}", pick.setting.to_string());
+        let goal = match role {
+            "reading" => Goal::Read,
+            "writing" => Goal::Write,
+            _ => Goal::Size,
+        };
+        let ties = tie_names(report, ctx, rec, goal);
+        if !ties.is_empty() {
+            let _ = writeln!(
+                out,
+                "{}",
+                wrap(
+                    &format!(
+                        "           a tie, within the ratios' intervals, with {}",
+                        ties.join(", ")
+                    ),
+                    "           "
+                )
+            );
+        }
     }
     out
+}
+
+/// The settings that tie with the recommendation for `goal`.
+fn tie_names(report: &Report, ctx: &Context, rec: &Recommendation, goal: Goal) -> Vec<String> {
+    report
+        .ties(ctx.io, rec, goal)
+        .into_iter()
+        .map(|i| report.candidates[i].setting.to_string())
+        .collect()
 }
 
 /// `text` wrapped at [`TEXT_WIDTH`] on spaces, continuation lines indented.
@@ -306,6 +373,24 @@ fn wrap(text: &str, indent: &str) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// The half-width of a candidate's ratio interval, in percent of the
+/// ratio ("exact" for a whole-input sample, "?" where one block cannot
+/// tell); an asymmetric interval shows its wider side.
+fn half_width(c: &Candidate) -> String {
+    match c.ratio_interval {
+        None => "?".into(),
+        Some((low, high)) if low == high => "exact".into(),
+        Some((low, high)) => {
+            let half = (c.ratio - low).max(high - c.ratio) / c.ratio * 100.0;
+            if half < 10.0 {
+                format!("{half:.1}%")
+            } else {
+                format!("{half:.0}%")
+            }
+        }
+    }
 }
 
 /// The JSON fields naming a setting.
@@ -327,6 +412,14 @@ fn json(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
         let mut fields = setting_fields(c);
         fields.extend([
             ("ratio", json_num(c.ratio)),
+            (
+                "ratio_low",
+                c.ratio_interval.map_or("null".into(), |i| json_num(i.0)),
+            ),
+            (
+                "ratio_high",
+                c.ratio_interval.map_or("null".into(), |i| json_num(i.1)),
+            ),
             ("compress_mbps", json_num(c.compress_mbps)),
             ("compress_mbps_threads", json_num(c.compress_mbps_threads)),
             ("decompress_mbps", json_num(c.decompress_mbps)),
@@ -350,6 +443,13 @@ fn json(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
         let c = &report.candidates[i];
         let mut fields = vec![("index", i.to_string())];
         fields.extend(setting_fields(c));
+        let goal = match what {
+            "read" => Goal::Read,
+            "write" => Goal::Write,
+            _ => Goal::Size,
+        };
+        let ties = tie_names(report, ctx, rec, goal);
+        fields.push(("ties", json_array(ties.iter().map(|t| json_str(t)))));
         fields.push((
             match what {
                 "read" => "read_mbps",
@@ -384,6 +484,7 @@ fn json(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
         ("sample_blocks", report.blocks.to_string()),
         ("whole_input", report.whole_input.to_string()),
         ("threads", report.threads.to_string()),
+        ("calibration", calibration_json(report)),
         ("min_time_s", json_num(ctx.min_time)),
         ("io_mbps", ctx.io.mbps().map_or("null".into(), json_num)),
         ("speed_unit", json_str(SPEED_UNIT)),
@@ -398,6 +499,32 @@ fn json(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
     out
 }
 
+/// The calibration pass as a JSON object, or `null`.
+fn calibration_json(report: &Report) -> String {
+    let Some(cal) = &report.calibration else {
+        return "null".into();
+    };
+    let auxiliaries = cal.settings().into_iter().map(|s| {
+        json_object(&[
+            ("setting", json_str(&s.to_string())),
+            ("ratio", cal.ratio(s).map_or("null".into(), json_num)),
+        ])
+    });
+    json_object(&[
+        ("auxiliaries", json_array(auxiliaries)),
+        ("blocks", cal.blocks().to_string()),
+        ("input_blocks", cal.input_blocks().to_string()),
+        ("bytes", cal.bytes().to_string()),
+        ("seconds", json_num(cal.elapsed().as_secs_f64())),
+        ("complete", cal.is_complete().to_string()),
+        ("precision", cal.precision().map_or("null".into(), json_num)),
+        (
+            "target_precision",
+            json_num(lzkit::probe::CALIBRATION_PRECISION),
+        ),
+    ])
+}
+
 /// CSV columns, in order.
 pub const CSV_HEAD: &[&str] = &[
     "codec",
@@ -405,6 +532,8 @@ pub const CSV_HEAD: &[&str] = &[
     "favor_dec_speed",
     "setting",
     "ratio",
+    "ratio_low",
+    "ratio_high",
     "compress_mbps",
     "compress_mbps_threads",
     "decompress_mbps",
@@ -433,6 +562,8 @@ fn csv(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
             Cell::Text(c.setting.favor_dec_speed.to_string()),
             Cell::Text(c.setting.to_string()),
             Cell::Ratio(c.ratio),
+            c.ratio_interval.map_or(Cell::Empty, |i| Cell::Ratio(i.0)),
+            c.ratio_interval.map_or(Cell::Empty, |i| Cell::Ratio(i.1)),
             Cell::Ratio(c.compress_mbps),
             Cell::Ratio(c.compress_mbps_threads),
             Cell::Ratio(c.decompress_mbps),
@@ -465,6 +596,7 @@ mod tests {
         let c = |setting: Setting, ratio: f64, comp: f64, dec: f64| Candidate {
             setting,
             ratio,
+            ratio_interval: Some((ratio * 0.99, ratio * 1.01)),
             sample_bytes: 1 << 20,
             blocks: 16,
             compressed_bytes: ((1 << 20) as f64 / ratio) as u64,
@@ -485,6 +617,7 @@ mod tests {
             block_size: BlockSize::Bytes(64 << 10),
             whole_input: false,
             threads: 2,
+            calibration: None,
             candidates: vec![
                 c(Setting::lz4(-8), 1.5, 900.0, 4000.0),
                 c(Setting::lz4_favor_dec_speed(12), 2.5, 9.0, 3000.0),

@@ -1,0 +1,436 @@
+//! [`Calibration`]: a fast codec's ratio on many more blocks of the input
+//! than the sample holds, so that every setting's ratio can be estimated
+//! from how it compares with that codec on the sample.
+//!
+//! A probe's sample is small (32 MiB by default): 8 blocks of 4 MiB, or 32
+//! of 1 MiB, of an input whose content may change every few MB. The ratios
+//! of such blocks spread so widely on mixed data (a table column next to an
+//! executable next to text) that 8 of them cannot tell the whole input's
+//! ratio to better than ±30%. How one setting compares with another on the
+//! same block varies far less. So the builder also streams through many
+//! more blocks, evenly spread over the input, within a time budget, and
+//! compresses each with LZ4 level 1 (about 800 MB/s) and zstd level 1 (500
+//! MB/s; with the `zstd-compress` feature): the *auxiliary* settings. A
+//! setting's ratio is then the auxiliary ratio over all those blocks,
+//! divided by how much larger the setting's output is than the auxiliary's
+//! on the sample (survey sampling's two-phase ratio estimation).
+
+use std::io::{Read, Seek, SeekFrom};
+use std::time::{Duration, Instant};
+
+use super::Setting;
+
+/// How long a probe's calibration pass may run by default: about 1 GB of
+/// 64 KiB to 4 MiB blocks on one core of a 2020s machine.
+pub const DEFAULT_CALIBRATION: Duration = Duration::from_millis(1500);
+
+/// One auxiliary setting's results over the calibration blocks.
+#[derive(Debug, Clone)]
+pub(super) struct Auxiliary {
+    pub(super) setting: Setting,
+    /// Per block, in the order compressed: (input bytes, compressed
+    /// bytes).
+    pub(super) pairs: Vec<(f64, f64)>,
+}
+
+impl Auxiliary {
+    /// Input over compressed bytes of all its blocks.
+    pub(super) fn ratio(&self) -> f64 {
+        let (x, y) = self
+            .pairs
+            .iter()
+            .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
+        x / y.max(1.0)
+    }
+}
+
+/// What the calibration pass found (see the [module documentation](self)).
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    pub(super) auxiliaries: Vec<Auxiliary>,
+    /// The input-order position of each block of the auxiliaries' pairs.
+    pub(super) positions: Vec<u64>,
+    input_blocks: usize,
+    bytes: u64,
+    elapsed: Duration,
+}
+
+impl Calibration {
+    /// Blocks the pass compressed.
+    pub fn blocks(&self) -> usize {
+        self.auxiliaries.first().map_or(0, |a| a.pairs.len())
+    }
+
+    /// Blocks of the whole input.
+    pub fn input_blocks(&self) -> usize {
+        self.input_blocks
+    }
+
+    /// Whether the pass compressed every block of the input (its
+    /// auxiliary ratios are then exact).
+    pub fn is_complete(&self) -> bool {
+        self.blocks() == self.input_blocks
+    }
+
+    /// Bytes the pass compressed (with each auxiliary setting).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// How long the pass took.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// The auxiliary settings, in the order they ran.
+    pub fn settings(&self) -> Vec<Setting> {
+        self.auxiliaries.iter().map(|a| a.setting).collect()
+    }
+
+    /// The widest 95% interval of the auxiliary ratios, as a share of
+    /// the ratio (0 once every block is in; `None` below two blocks).
+    pub fn precision(&self) -> Option<f64> {
+        if self.is_complete() {
+            return Some(0.0);
+        }
+        let f = self.blocks() as f64 / self.input_blocks.max(1) as f64;
+        self.auxiliaries
+            .iter()
+            .map(|a| {
+                super::measure::ratio_relvar(&a.pairs, Some(&self.positions), f)
+                    .map(|(v, df)| super::measure::t95(df) * v.sqrt())
+            })
+            .try_fold(0f64, |worst, p| p.map(|p| worst.max(p)))
+    }
+
+    /// The ratio of the auxiliary `setting` over the pass's blocks, if it
+    /// is one.
+    pub fn ratio(&self, setting: Setting) -> Option<f64> {
+        self.auxiliaries
+            .iter()
+            .find(|a| a.setting == setting)
+            .map(Auxiliary::ratio)
+    }
+}
+
+/// A compressor of an auxiliary setting.
+enum AuxEngine {
+    Lz4(Vec<u8>),
+    #[cfg(feature = "zstd-compress")]
+    Zstd(Box<::zstd::bulk::Compressor<'static>>, Vec<u8>),
+}
+
+impl AuxEngine {
+    fn all() -> Vec<(Setting, AuxEngine)> {
+        #[allow(unused_mut)]
+        let mut engines = vec![(Setting::lz4(1), AuxEngine::Lz4(Vec::new()))];
+        #[cfg(feature = "zstd-compress")]
+        if let Ok(c) = ::zstd::bulk::Compressor::new(1) {
+            engines.push((Setting::zstd(1), AuxEngine::Zstd(Box::new(c), Vec::new())));
+        }
+        engines
+    }
+
+    /// The compressed size of `src`, or `None` if the coder failed (the
+    /// block is then left out of the calibration).
+    fn size(&mut self, src: &[u8]) -> Option<usize> {
+        match self {
+            AuxEngine::Lz4(dst) => {
+                dst.resize(crate::lz4::block::max_compressed_size(src.len()), 0);
+                crate::lz4::block::compress_into(src, dst, 1).ok()
+            }
+            #[cfg(feature = "zstd-compress")]
+            AuxEngine::Zstd(c, dst) => {
+                dst.resize(::zstd::zstd_safe::compress_bound(src.len()), 0);
+                c.compress_to_buffer(src, dst.as_mut_slice()).ok()
+            }
+        }
+    }
+}
+
+/// The compressed size of each of `blocks` with the auxiliary `setting`
+/// (`None` if it is not one this build has, or a block fails).
+pub(super) fn sizes<'b>(
+    setting: Setting,
+    blocks: impl Iterator<Item = &'b [u8]>,
+) -> Option<Vec<usize>> {
+    let (_, mut engine) = AuxEngine::all().into_iter().find(|(s, _)| *s == setting)?;
+    blocks.map(|b| engine.size(b)).collect()
+}
+
+/// The blocks `0..n` in an order whose every prefix is spread over them
+/// (the bit-reversal order of [`super::measure`]'s passes), lazily: an
+/// input of a terabyte in 64 KiB blocks needs no list of its blocks.
+fn spread_blocks(n: u64) -> impl Iterator<Item = u64> {
+    let bits = if n <= 1 {
+        0
+    } else {
+        u64::BITS - (n - 1).leading_zeros()
+    };
+    let mut seen = vec![0u64; n.div_ceil(64) as usize];
+    (0..1u64 << bits).filter_map(move |j| {
+        let k = if bits == 0 {
+            0
+        } else {
+            j.reverse_bits() >> (u64::BITS - bits)
+        };
+        let i = (((2 * u128::from(k) + 1) * u128::from(n)) >> (bits + 1)) as u64;
+        let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
+        let new = seen.get(word).is_some_and(|w| w & bit == 0);
+        if new {
+            seen[word] |= bit;
+        }
+        new.then_some(i)
+    })
+}
+
+/// Something the pass reads blocks from.
+pub(super) trait BlockSource {
+    /// Read `len` bytes at `offset` of input `source` into `buf` (cleared
+    /// first); an error names the input.
+    fn read_block(
+        &mut self,
+        source: usize,
+        offset: u64,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), (String, std::io::Error)>;
+}
+
+/// The pass stops early once every auxiliary ratio is known to within
+/// this share (95% interval; see [`Calibration`]): the setting's own
+/// comparison on the sample adds its share to each interval.
+pub const CALIBRATION_PRECISION: f64 = 0.01;
+
+/// Run the pass over inputs of `lengths` bytes cut into blocks of `block`
+/// bytes, for at most `budget` (at least 2 blocks, or all if fewer), until
+/// every auxiliary ratio is within [`CALIBRATION_PRECISION`]. The caller's
+/// thread reads; `threads` threads compress.
+pub(super) fn calibrate(
+    lengths: &[u64],
+    block: u64,
+    budget: Duration,
+    threads: usize,
+    source: &mut dyn BlockSource,
+) -> Result<Calibration, (String, std::io::Error)> {
+    let start = Instant::now();
+    let counts: Vec<u64> = lengths.iter().map(|l| l.div_ceil(block)).collect();
+    let n: u64 = counts.iter().sum();
+    let mut firsts = Vec::with_capacity(counts.len());
+    let mut first = 0u64;
+    for &c in &counts {
+        firsts.push(first);
+        first += c;
+    }
+    let settings: Vec<Setting> = AuxEngine::all().into_iter().map(|(s, _)| s).collect();
+    let threads = threads.max(1);
+    // Blocks out to the workers (numbered in the order sent), results back
+    // with the buffer, for reuse.
+    let (to_work, work) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(threads);
+    let work = std::sync::Mutex::new(work);
+    let (to_main, results) = std::sync::mpsc::channel::<(usize, Vec<u8>, Option<Vec<usize>>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (work, to_main) = (&work, to_main.clone());
+            scope.spawn(move || {
+                let mut engines = AuxEngine::all();
+                loop {
+                    let next = work.lock().map(|w| w.recv());
+                    let Ok(Ok((seq, buf))) = next else { return };
+                    let sizes = engines.iter_mut().map(|(_, e)| e.size(&buf)).collect();
+                    if to_main.send((seq, buf, sizes)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(to_main);
+        // Per block sent: its place in the input, and once back, its size
+        // and compressed sizes.
+        let mut slots: Vec<(u64, Option<Done>)> = Vec::new();
+        let mut spare: Vec<Vec<u8>> = Vec::new();
+        let record =
+            |slots: &mut Vec<(u64, Option<Done>)>,
+             (seq, buf, sizes): (usize, Vec<u8>, Option<Vec<usize>>)| {
+                slots[seq].1 = Some((buf.len(), sizes));
+                buf
+            };
+        let (mut prefix, mut next_check) = (0usize, 8usize);
+        let mut keep = None;
+        let mut failure = None;
+        for j in spread_blocks(n) {
+            while let Ok(r) = results.try_recv() {
+                spare.push(record(&mut slots, r));
+            }
+            while prefix < slots.len() && slots[prefix].1.is_some() {
+                prefix += 1;
+            }
+            if slots.len() >= 2 && start.elapsed() >= budget {
+                break;
+            }
+            // Precise enough on the first 8, 16, 32... blocks sent: stop,
+            // and keep just those (the same blocks on every run).
+            if prefix >= next_check {
+                let first = build(&settings, &slots[..next_check], n);
+                if first.precise_to(CALIBRATION_PRECISION) {
+                    keep = Some(next_check);
+                    break;
+                }
+                next_check *= 2;
+            }
+            let s = firsts.partition_point(|&f| f <= j) - 1;
+            let offset = (j - firsts[s]) * block;
+            let len = block.min(lengths[s] - offset) as usize;
+            let mut buf = spare.pop().unwrap_or_default();
+            if let Err(e) = source.read_block(s, offset, len, &mut buf) {
+                failure = Some(e);
+                break;
+            }
+            if to_work.send((slots.len(), buf)).is_err() {
+                break;
+            }
+            slots.push((j, None));
+        }
+        drop(to_work);
+        for r in results.iter() {
+            record(&mut slots, r);
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let mut calibration = build(&settings, &slots[..keep.unwrap_or(slots.len())], n);
+        calibration.elapsed = start.elapsed();
+        Ok(calibration)
+    })
+}
+
+/// One block's result: its size, and its compressed size with each
+/// auxiliary setting (`None` if a coder failed on it).
+type Done = (usize, Option<Vec<usize>>);
+
+/// The calibration of the blocks in `slots` (their places in the input
+/// and results), of an input of `n` blocks; blocks a coder failed on are
+/// left out.
+fn build(settings: &[Setting], slots: &[(u64, Option<Done>)], n: u64) -> Calibration {
+    let mut calibration = Calibration {
+        auxiliaries: settings
+            .iter()
+            .map(|&setting| Auxiliary {
+                setting,
+                pairs: Vec::new(),
+            })
+            .collect(),
+        positions: Vec::new(),
+        input_blocks: n as usize,
+        bytes: 0,
+        elapsed: Duration::ZERO,
+    };
+    for (j, done) in slots {
+        let Some((len, Some(sizes))) = done else {
+            continue;
+        };
+        for (aux, &size) in calibration.auxiliaries.iter_mut().zip(sizes) {
+            aux.pairs.push((*len as f64, size as f64));
+        }
+        calibration.positions.push(*j);
+        calibration.bytes += *len as u64;
+    }
+    calibration
+}
+
+impl Calibration {
+    /// Whether every auxiliary ratio's 95% interval is within `share` of
+    /// it (always, once every block is in).
+    fn precise_to(&self, share: f64) -> bool {
+        self.precision().is_some_and(|p| p <= share)
+    }
+}
+
+/// Read exactly `len` bytes at `offset` of `reader` into `buf`.
+pub(super) fn read_at(
+    reader: &mut (impl Read + Seek + ?Sized),
+    offset: u64,
+    len: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    buf.clear();
+    reader.seek(SeekFrom::Start(offset))?;
+    let got = reader.take(len as u64).read_to_end(buf)?;
+    if got < len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the input shrank while it was read",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_blocks_visit_each_block_once_spread_first() {
+        for n in [0u64, 1, 2, 3, 7, 8, 100, 1000] {
+            let order: Vec<u64> = spread_blocks(n).collect();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "n = {n}");
+            if n >= 8 {
+                // The first 4 fall in the four quarters.
+                let mut quarters: Vec<u64> = order[..4].iter().map(|&i| i * 4 / n).collect();
+                quarters.sort_unstable();
+                assert_eq!(quarters, [0, 1, 2, 3], "n = {n}: {:?}", &order[..4]);
+            }
+        }
+    }
+
+    struct Memory(Vec<Vec<u8>>, usize);
+
+    impl BlockSource for Memory {
+        fn read_block(
+            &mut self,
+            source: usize,
+            offset: u64,
+            len: usize,
+            buf: &mut Vec<u8>,
+        ) -> Result<(), (String, std::io::Error)> {
+            self.1 += 1;
+            read_at(&mut std::io::Cursor::new(&self.0[source]), offset, len, buf)
+                .map_err(|e| (format!("input {source}"), e))
+        }
+    }
+
+    #[test]
+    fn a_pass_without_a_time_limit_covers_every_block_exactly() {
+        let a: Vec<u8> = (0..300_000u32).map(|i| (i / 7 % 251) as u8).collect();
+        let b: Vec<u8> = (0..70_000u32)
+            .map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        let inputs = vec![a, Vec::new(), b];
+        let lengths: Vec<u64> = inputs.iter().map(|v| v.len() as u64).collect();
+        let block = 64 << 10;
+        let mut src = Memory(inputs.clone(), 0);
+        let cal = calibrate(&lengths, block, Duration::MAX, 2, &mut src).unwrap();
+        let n = 5 + 2; // 300,000 and 70,000 bytes in 64 KiB blocks
+        assert_eq!((cal.blocks(), cal.input_blocks(), src.1), (n, n, n));
+        assert!(cal.is_complete());
+        assert_eq!(cal.bytes(), 370_000);
+        let compressed: usize = inputs
+            .iter()
+            .flat_map(|v| v.chunks(block as usize))
+            .map(|c| crate::lz4::block::compress(c, 1).len())
+            .sum();
+        let truth = 370_000.0 / compressed as f64;
+        assert_eq!(cal.ratio(Setting::lz4(1)), Some(truth));
+    }
+
+    #[test]
+    fn a_spent_budget_still_takes_two_blocks() {
+        let data = vec![3u8; 1 << 20];
+        let mut src = Memory(vec![data], 0);
+        let cal = calibrate(&[1 << 20], 4096, Duration::ZERO, 1, &mut src).unwrap();
+        assert_eq!((cal.blocks(), cal.input_blocks()), (2, 256));
+        assert!(!cal.is_complete());
+    }
+}
