@@ -184,6 +184,51 @@ fn a_sampled_input_gets_a_calibration_and_intervals() {
 }
 
 #[test]
+fn per_file_advises_each_file() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("a.bin"), sample(200_000, 1)).unwrap();
+    fs::write(dir.path().join("b.bin"), vec![0u8; 100_000]).unwrap();
+    fs::write(dir.path().join("empty"), b"").unwrap();
+    let d = dir.path().to_str().unwrap();
+    let args = [
+        "--format=json",
+        "--per-file",
+        "--codecs",
+        "lz4:1,9",
+        "--no-reference",
+        d,
+    ];
+    let doc = Json::parse(&stdout_of(&args)).unwrap();
+    let files = doc.get("per_file").arr();
+    // The empty file has nothing to advise on.
+    assert_eq!(files.len(), 2);
+    for (f, (name, bytes)) in files
+        .iter()
+        .zip([("a.bin", 200_000.0), ("b.bin", 100_000.0)])
+    {
+        assert!(
+            f.get("file").str().ends_with(name),
+            "{}",
+            f.get("file").str()
+        );
+        assert_eq!(f.get("input_bytes").num(), bytes);
+        assert!(f.get("size").get("ratio").num() > 1.0);
+        assert!(f.get("read").get("read_mbps").num() > 0.0);
+        assert!(f.get("write").get("setting").str().starts_with("lz4"));
+    }
+    // Zeros compress far better than the sample data.
+    assert!(files[1].get("size").get("ratio").num() > files[0].get("size").get("ratio").num());
+    let text = stdout_of(&args[1..]);
+    assert!(
+        text.contains("Per file") && text.contains("b.bin"),
+        "{text}"
+    );
+    // Without the option: no per-file advice.
+    let doc = Json::parse(&stdout_of(&["--format=json", "--codecs", "lz4:1", d])).unwrap();
+    assert!(doc.get("per_file").arr().is_empty());
+}
+
+#[test]
 fn csv_has_a_header_and_a_line_per_setting() {
     let (_dir, file) = dir_with_file(100_000);
     let text = stdout_of(&["--format", "csv", "--codecs", "lz4:1,9,zstd:1", &file]);

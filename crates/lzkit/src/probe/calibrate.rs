@@ -255,8 +255,7 @@ pub(super) fn calibrate(
                 slots[seq].1 = Some((buf.len(), sizes));
                 buf
             };
-        let (mut prefix, mut next_check) = (0usize, 8usize);
-        let mut keep = None;
+        let (mut prefix, mut next_check) = (0usize, FIRST_CHECK);
         let mut failure = None;
         for j in spread_blocks(n) {
             while let Ok(r) = results.try_recv() {
@@ -268,12 +267,10 @@ pub(super) fn calibrate(
             if slots.len() >= 2 && start.elapsed() >= budget {
                 break;
             }
-            // Precise enough on the first 8, 16, 32... blocks sent: stop,
-            // and keep just those (the same blocks on every run).
+            // Precise enough on the first 8, 16, 32... blocks sent: stop
+            // (which of them to keep is decided below).
             if prefix >= next_check {
-                let first = build(&settings, &slots[..next_check], n);
-                if first.precise_to(CALIBRATION_PRECISION) {
-                    keep = Some(next_check);
+                if build(&settings, &slots[..next_check], n).precise_to(CALIBRATION_PRECISION) {
                     break;
                 }
                 next_check *= 2;
@@ -298,11 +295,25 @@ pub(super) fn calibrate(
         if let Some(e) = failure {
             return Err(e);
         }
-        let mut calibration = build(&settings, &slots[..keep.unwrap_or(slots.len())], n);
+        // The first 8, 16, 32... blocks that are precise enough, or all:
+        // the same blocks on every run whenever the budget was not what
+        // stopped the pass (results come back in any order, so the loop
+        // above may have checked later than it could have).
+        // Every block of the input, though, is kept: exact beats precise.
+        let complete = slots.len() as u64 == n;
+        let keep = std::iter::successors(Some(FIRST_CHECK), |k| k.checked_mul(2))
+            .take_while(|&k| k < slots.len() && !complete)
+            .find(|&k| build(&settings, &slots[..k], n).precise_to(CALIBRATION_PRECISION))
+            .unwrap_or(slots.len());
+        let mut calibration = build(&settings, &slots[..keep], n);
         calibration.elapsed = start.elapsed();
         Ok(calibration)
     })
 }
+
+/// The fewest blocks whose precision the pass checks (then twice as many,
+/// and so on).
+const FIRST_CHECK: usize = 8;
 
 /// One block's result: its size, and its compressed size with each
 /// auxiliary setting (`None` if a coder failed on it).

@@ -80,13 +80,17 @@ fn run(opts: &Options) -> Result<(), String> {
         builder = builder.reader(corpus::name(i), Cursor::new(&data[..]));
     }
     let sample: Sample = builder.build().map_err(describe)?;
-    drop(built_in);
     let probe_opts = ProbeOptions::new()
         .settings(opts.settings.iter().copied())
         .threads(opts.threads)
         .min_time(opts.min_time)
         .time_limit(opts.time_limit);
     let report = probe::probe_with(&sample, &probe_opts, &mut hooks).map_err(describe)?;
+    let per_file = match opts.per_file {
+        true => per_file(opts, &files, &built_in, &hooks)?,
+        false => Vec::new(),
+    };
+    drop(built_in);
     hooks.finish();
     let mut references = Vec::new();
     if !opts.no_reference {
@@ -107,6 +111,7 @@ fn run(opts: &Options) -> Result<(), String> {
         min_time: opts.min_time.as_secs_f64(),
         references,
         missing: (!opts.no_reference && !BUILT_IN).then_some(MISSING),
+        per_file,
     };
     print(&render::render(&report, &ctx, opts.format))?;
     if let Some(file) = plot_file {
@@ -121,6 +126,70 @@ fn run(opts: &Options) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `--per-file`: a quick probe of each input alone (its share of the
+/// sample, at least [`PER_FILE_MIN_SAMPLE`]; one thread; short timings;
+/// lzkit's decoders only), named as listed.
+fn per_file(
+    opts: &Options,
+    files: &[PathBuf],
+    built_in: &[Vec<u8>],
+    hooks: &CliHooks,
+) -> Result<Vec<(String, probe::Report)>, String> {
+    let n = (files.len() + built_in.len()).max(1) as u64;
+    let budget = (opts.sample / n).max(PER_FILE_MIN_SAMPLE).min(opts.sample);
+    let quick = ProbeOptions::new()
+        .settings(opts.settings.iter().copied())
+        .threads(1)
+        .min_time(PER_FILE_MIN_TIME)
+        .time_limit(Some(
+            opts.time_limit
+                .map_or(PER_FILE_TIME_LIMIT, |t| t.min(PER_FILE_TIME_LIMIT)),
+        ));
+    // Files named, or the built-in corpus: (name, its builder).
+    let inputs: Vec<(String, SampleBuilder)> = match files.is_empty() {
+        false => files
+            .iter()
+            .map(|path| {
+                (
+                    path.display().to_string(),
+                    SampleBuilder::new(budget, opts.block_size).file(path),
+                )
+            })
+            .collect(),
+        true => built_in
+            .iter()
+            .enumerate()
+            .map(|(i, data)| {
+                let builder = SampleBuilder::new(budget, opts.block_size)
+                    .reader(corpus::name(i), Cursor::new(&data[..]));
+                (corpus::name(i).to_string(), builder)
+            })
+            .collect(),
+    };
+    let count = inputs.len();
+    let mut out = Vec::new();
+    for (i, (name, builder)) in inputs.into_iter().enumerate() {
+        hooks.stage(&format!("per file: {} of {count}", i + 1));
+        let sample = match builder.calibration(PER_FILE_CALIBRATION).build() {
+            // An empty file has nothing to advise on.
+            Err(ProbeError::Empty) => continue,
+            other => other.map_err(describe)?,
+        };
+        let report = probe::probe(&sample, &quick).map_err(describe)?;
+        out.push((name, report));
+    }
+    Ok(out)
+}
+
+/// `--per-file`: the least sample of one file.
+const PER_FILE_MIN_SAMPLE: u64 = 1 << 20;
+/// `--per-file`: each timing's minimum (a pass or two of a file's sample).
+const PER_FILE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(5);
+/// `--per-file`: a slow setting's longest first pass.
+const PER_FILE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(100);
+/// `--per-file`: the calibration pass of a file larger than its sample.
+const PER_FILE_CALIBRATION: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The `--plot` file: a temporary file next to it, created before the
 /// probe so that a directory it cannot be written in fails at once, drawn

@@ -62,6 +62,8 @@ pub struct Options {
     pub calibrate: Duration,
     /// `--no-reference`: time lzkit's decoders only.
     pub no_reference: bool,
+    /// `--per-file`: advice for each file too.
+    pub per_file: bool,
     /// `-q`.
     pub quiet: bool,
     /// Files and directories; empty means the built-in corpus.
@@ -126,6 +128,12 @@ Options:
                          ratio is then estimated from how it compares with
                          those on the sample. 'none': ratios of the sample alone
       --no-reference     time lzkit's decoders only, not the C libraries'
+      --per-file         also advise each file alone (each column of a table
+                         kept as a file, each branch, each chunk): a quick
+                         probe per file (its share of --sample, at least 1
+                         MiB; one thread; 5 ms timings; lzkit's decoders)
+                         and one line per file with its best setting for
+                         reading, writing and size
   -q, --quiet            no progress bar (shown on a terminal only anyway)
   -h, --help             this help
 
@@ -155,6 +163,7 @@ struct Raw {
     time_limit: Option<Option<Duration>>,
     calibrate: Option<Duration>,
     no_reference: bool,
+    per_file: bool,
     quiet: bool,
     inputs: Vec<PathBuf>,
 }
@@ -205,6 +214,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
                 })
             }
             "--no-reference" => flag(&mut raw.no_reference)?,
+            "--per-file" => flag(&mut raw.per_file)?,
             "-q" | "--quiet" => flag(&mut raw.quiet)?,
             _ => return Err(format!("unknown option {name}")),
         }
@@ -238,6 +248,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
         time_limit: raw.time_limit.unwrap_or(Some(DEFAULT_TIME_LIMIT)),
         calibrate: raw.calibrate.unwrap_or(DEFAULT_CALIBRATION),
         no_reference: raw.no_reference,
+        per_file: raw.per_file,
         quiet: raw.quiet,
         inputs: raw.inputs,
     })))

@@ -28,6 +28,8 @@ pub struct Context {
     /// Why a reference asked for is absent, and how to get it: a line of
     /// the text report.
     pub missing: Option<&'static str>,
+    /// `--per-file`: each file's name and its own quick probe.
+    pub per_file: Vec<(String, Report)>,
 }
 
 /// The report in `format`.
@@ -134,7 +136,111 @@ fn text(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
     }
     out.push('\n');
     out.push_str(&recommendation_text(report, ctx, rec));
+    if !ctx.per_file.is_empty() {
+        out.push('\n');
+        out.push_str(&per_file_text(ctx));
+    }
     out
+}
+
+/// The `--per-file` table: one line per file, its best setting for
+/// reading, writing and size under the I/O rate.
+fn per_file_text(ctx: &Context) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}",
+        wrap(
+            &format!(
+                "Per file (each probed alone: a quick probe, one thread, lzkit's decoders; \
+                 at {}):",
+                ctx.io
+            ),
+            ""
+        )
+    );
+    let head = [
+        "file", "MB", "reading", "MB/s", "writing", "MB/s", "size", "ratio",
+    ];
+    let rows: Vec<Vec<String>> = ctx
+        .per_file
+        .iter()
+        .map(|(name, r)| {
+            let rec = r.recommend(ctx.io);
+            let c = |i: usize| &r.candidates[i];
+            vec![
+                name.clone(),
+                format!("{:.1}", r.input_bytes as f64 / 1e6),
+                c(rec.read).setting.to_string(),
+                speed(c(rec.read).read_mbps(ctx.io)),
+                c(rec.write).setting.to_string(),
+                speed(c(rec.write).write_mbps(ctx.io)),
+                c(rec.size).setting.to_string(),
+                format!("{:.3}", c(rec.size).ratio),
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| match i {
+                1 | 3 | 5 | 7 => format!("{cell:>w$}", w = widths[i]),
+                _ => format!("{cell:<w$}", w = widths[i]),
+            })
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        line(head.iter().map(|h| h.to_string()).collect())
+    );
+    for row in rows {
+        let _ = writeln!(out, "{}", line(row));
+    }
+    out
+}
+
+/// The `--per-file` advice as a JSON array.
+fn per_file_json(ctx: &Context) -> String {
+    json_array(ctx.per_file.iter().map(|(name, r)| {
+        let rec = r.recommend(ctx.io);
+        let c = |i: usize| &r.candidates[i];
+        let pick = |i: usize, key: &'static str, value: f64| {
+            let mut fields = vec![
+                ("setting", json_str(&c(i).setting.to_string())),
+                (key, json_num(value)),
+            ];
+            if key != "ratio" {
+                fields.push(("ratio", json_num(c(i).ratio)));
+            }
+            json_object(&fields)
+        };
+        json_object(&[
+            ("file", json_str(name)),
+            ("input_bytes", r.input_bytes.to_string()),
+            ("whole_input", r.whole_input.to_string()),
+            (
+                "read",
+                pick(rec.read, "read_mbps", c(rec.read).read_mbps(ctx.io)),
+            ),
+            (
+                "write",
+                pick(rec.write, "write_mbps", c(rec.write).write_mbps(ctx.io)),
+            ),
+            ("size", pick(rec.size, "ratio", c(rec.size).ratio)),
+        ])
+    }))
 }
 
 /// How the ratios were estimated, and what their intervals mean.
@@ -494,6 +600,7 @@ fn json(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
         ),
         ("candidates", json_array(candidates)),
         ("recommendation", recommendation),
+        ("per_file", per_file_json(ctx)),
     ]);
     out.push('\n');
     out
@@ -633,6 +740,7 @@ mod tests {
             min_time: 0.2,
             references: vec!["lz4 1.10.0".into()],
             missing: None,
+            per_file: Vec::new(),
         }
     }
 
