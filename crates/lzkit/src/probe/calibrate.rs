@@ -44,7 +44,10 @@ impl Auxiliary {
     }
 }
 
-/// What the calibration pass found (see the [module documentation](self)).
+/// What the calibration pass found: a fast codec's ratio on many more
+/// blocks of the input than the sample holds, so that every setting's
+/// ratio can be estimated from how it compares with that codec on the
+/// sample (see [How sure the ratios are](super#how-sure-the-ratios-are)).
 #[derive(Debug, Clone)]
 pub struct Calibration {
     pub(super) auxiliaries: Vec<Auxiliary>,
