@@ -12,9 +12,13 @@ use crate::buffers::set_fields;
 /// `block_size` blocks (None: whole files), compressed with each of
 /// `settings` (`(codec, level, favor_dec_speed)`; None: the defaults).
 /// `time_limit` (seconds; None: none) stops slow settings early, their
-/// ratio then estimated. Returns the report as a dict.
+/// ratio then estimated. `calibrate` (seconds; 0: off) is the calibration
+/// pass's budget (`lzkit probe --calibrate`). Returns the report as a
+/// dict.
 #[pyfunction]
-#[pyo3(signature = (paths, settings=None, sample_bytes=32 << 20, block_size=Some(64 << 10), threads=0, time_limit=Some(1.5)))]
+#[pyo3(signature = (paths, settings=None, sample_bytes=32 << 20, block_size=Some(64 << 10), threads=0, time_limit=Some(1.5), calibrate=1.5))]
+// One argument per keyword of the Python function it serves.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn probe_files<'py>(
     py: Python<'py>,
     paths: Vec<std::path::PathBuf>,
@@ -23,7 +27,10 @@ pub(crate) fn probe_files<'py>(
     block_size: Option<usize>,
     threads: usize,
     time_limit: Option<f64>,
+    calibrate: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let calibrate = std::time::Duration::try_from_secs_f64(calibrate)
+        .map_err(|_| PyValueError::new_err("calibrate must be a number of seconds, 0 or more"))?;
     use lzkit::probe::{self, ProbeOptions, SampleBuilder, Setting};
     let blocks = match block_size {
         Some(0) => {
@@ -58,7 +65,7 @@ pub(crate) fn probe_files<'py>(
     }
     let report = py
         .allow_threads(|| {
-            let mut builder = SampleBuilder::new(sample_bytes, blocks);
+            let mut builder = SampleBuilder::new(sample_bytes, blocks).calibration(calibrate);
             for p in &paths {
                 builder = builder.file(p.clone());
             }

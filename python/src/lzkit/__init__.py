@@ -24,7 +24,7 @@ DEFAULT_SETTINGS = _probe_defaults()
 
 
 def probe(paths, settings=None, sample_bytes=32 << 20, block_size=64 << 10,
-          threads=0, time_limit=1.5):
+          threads=0, time_limit=1.5, calibrate=1.5):
     """``lzkit probe`` on ``paths``: which codec and level for this data.
 
     An evenly spread sample of ``sample_bytes`` (the same every time), cut
@@ -32,8 +32,11 @@ def probe(paths, settings=None, sample_bytes=32 << 20, block_size=64 << 10,
     setting ``(codec, level, favor_dec_speed)`` (default:
     ``DEFAULT_SETTINGS``). Returns the report: ``candidates`` with
     ``ratio``, ``compress_mbps``, ``decompress_mbps``, memory and the
-    Pareto flags. ``time_limit`` (seconds, None: none) stops slow settings
-    early and estimates their ratio.
+    Pareto flags, and each ratio's 95% interval (``ratio_low``,
+    ``ratio_high``). ``time_limit`` (seconds, None: none) stops slow
+    settings early and estimates their ratio. ``calibrate`` (seconds, 0:
+    off): how long a pass over many more blocks than the sample may run,
+    from which the ratios are estimated (``lzkit probe --calibrate``).
     """
     return _probe_files([str(p) for p in paths], settings, sample_bytes, block_size,
-                        threads, time_limit)
+                        threads, time_limit, calibrate)
