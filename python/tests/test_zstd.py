@@ -46,9 +46,15 @@ def test_stream_reader():
 
 def test_limits_and_errors():
     packed = zstd.compress(DATA)
-    with pytest.raises(zstd.ZstdError):
-        zstd.decompress(packed, max_output_size=1000)
+    # As python-zstandard: a frame that states its content size is decoded
+    # to that size, whatever max_output_size says (it limits frames that
+    # state none).
+    assert zstd.decompress(packed, max_output_size=1000) == DATA
     assert zstd.decompress(packed, max_output_size=len(DATA)) == DATA
+    unsized = zstd.ZstdCompressor(write_content_size=False).compress(DATA)
+    with pytest.raises(zstd.ZstdError, match="did not decompress full frame"):
+        zstd.decompress(unsized, max_output_size=1000)
+    assert zstd.decompress(unsized, max_output_size=len(DATA)) == DATA
     for bad in [packed[:-3], b"not zstd at all", packed[:5]]:
         with pytest.raises(zstd.ZstdError):
             zstd.decompress(bad)
@@ -95,12 +101,19 @@ def test_a_frame_without_content_size_needs_max_output_size():
         assert decompress(frame, max_output_size=1 << 30) == b"a" * (1 << 20)
         with pytest.raises(zstd.ZstdError):
             decompress(frame, max_output_size=(1 << 20) - 1)
-    # Several frames: every one must say its size.
+    # Several frames: decompress() decodes the first, as python-zstandard;
+    # read_across_frames=True all of them (python-zstandard refuses it).
     sized = zstd.compress(b"sized")
-    with pytest.raises(zstd.ZstdError, match="content size"):
-        zstd.decompress(sized + frame)
-    assert zstd.decompress(sized + frame, max_output_size=2 << 20) == b"sized" + b"a" * (1 << 20)
-    assert zstd.decompress(sized + sized) == b"sizedsized"
+    assert zstd.decompress(sized + frame) == b"sized"
+    assert zstd.decompress(sized + sized) == b"sized"
+    with pytest.raises(zstd.ZstdError, match="could not determine content size"):
+        zstd.decompress(frame + sized)
+    d = zstd.ZstdDecompressor()
+    with pytest.raises(zstd.ZstdError, match="unused data"):
+        d.decompress(sized + frame, allow_extra_data=False)
+    assert d.decompress(sized + frame, read_across_frames=True) == b"sized" + b"a" * (1 << 20)
+    with pytest.raises(zstd.ZstdError, match="did not decompress full frame"):
+        d.decompress(sized + frame, read_across_frames=True, max_output_size=1 << 20)
     # The stream reader decodes it whatever its size.
     assert zstd.ZstdDecompressor().stream_reader(frame).read() == b"a" * (1 << 20)
 
