@@ -337,6 +337,12 @@ impl ZstdCCtx {
         let op = directive(mode)?;
         let src = Input::get(data)?;
         let src = src.bytes();
+        // Nothing to give libzstd: a frame is not started by an empty
+        // write (an empty frame ended later then has the smallest window,
+        // as python-zstandard writes it).
+        if src.is_empty() && mode == 0 {
+            return Ok(PyBytes::new(py, b"").unbind());
+        }
         let cctx = &mut self.cctx;
         let result = py.allow_threads(|| {
             let mut out: Vec<u8> = Vec::new();

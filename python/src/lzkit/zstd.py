@@ -666,10 +666,12 @@ class ZstdCompressionWriter(_WriteOnly):
             self._total += self._emit(self._ctx.stream(b"", 2))
         finally:
             self._closed = True
-            if self._closefd:
-                c = getattr(self._writer, "close", None)
-                if c is not None:
-                    c()
+        # Not reached if the frame could not be ended (the writer stays
+        # open, as python-zstandard leaves it).
+        if self._closefd:
+            c = getattr(self._writer, "close", None)
+            if c is not None:
+                c()
 
 
 class ZstdCompressionReader(io.RawIOBase):
@@ -779,7 +781,7 @@ class ZstdDecompressor:
     def memory_size(self):
         """The decoder's fixed memory (its window and tables come with each
         frame), in bytes."""
-        return 1 << 16
+        return 1 << 17
 
     def _dict_bytes(self):
         return None if self._dict is None else self._dict._for_decoder()
@@ -877,16 +879,12 @@ class ZstdDecompressor:
 
     def stream_reader(self, source, read_size=DECOMPRESSION_RECOMMENDED_INPUT_SIZE,
                       read_across_frames=False, closefd=True):
-        """A readable binary stream of the decoded bytes of ``source`` (a
-        file object, or a buffer), in bounded memory."""
-        if not hasattr(source, "read"):
-            source = io.BytesIO(self._view(source).tobytes())
-        elif self._format == FORMAT_ZSTD1_MAGICLESS:
-            source = _Prefixed(FRAME_HEADER, source)
+        """A read-only stream of the decoded bytes of ``source`` (a file
+        object, or a buffer), decoded as it is read, in bounded memory
+        (every frame, whatever ``read_across_frames`` says)."""
         if self._dict is not None:
             raise ZstdError("lzkit.zstd: stream_reader with a dictionary is not supported yet; use decompress()")
-        raw = _RawReader(source, "zstd", 1, self._window_log_max)
-        return io.BufferedReader(raw, read_size)
+        return ZstdDecompressionReader(self, source, read_size, closefd)
 
     def stream_writer(self, writer, write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE,
                       write_return_read=True, closefd=True):
@@ -959,18 +957,18 @@ class ZstdDecompressor:
             if not isinstance(chunk, bytes):
                 raise ValueError(f"chunk {i} must be bytes")
             view = _bytes_view(chunk)
+            if len(view) < 6:
+                raise ValueError(f"chunk {i} is too small to contain a zstd frame")
             try:
                 h = _parse_header(view)
             except ZstdError:
-                if i == 0:
-                    raise ValueError("chunk 0 is not a valid zstd frame") from None
                 raise ValueError(f"chunk {i} is not a valid zstd frame") from None
             if h.content_size == CONTENTSIZE_UNKNOWN:
                 raise ValueError(f"chunk {i} missing content size in frame")
             try:
                 out = _decompress(view, 0, out)
             except ZstdError as e:
-                raise ZstdError(f"could not decompress chunk {i}: {e}") from None
+                raise ZstdError(f"chunk {i} did not decompress full frame ({e})") from None
         return out
 
 
@@ -987,6 +985,139 @@ def _frame_bound(frame):
         if bh & 1:
             break
     return blocks * BLOCKSIZE_MAX
+
+
+class ZstdDecompressionReader:
+    """The decoded bytes of a compressed source, read as a stream (lzkit's
+    streaming decoder; bounded memory). Seeks forward only, by decoding."""
+
+    def __init__(self, decompressor, source, read_size, closefd):
+        self._source = source
+        src = _Source(source, read_size)
+        stream = src if decompressor._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
+        self._raw = _RawReader(stream, "zstd", 1, decompressor._window_log_max)._reader
+        self._closefd = closefd and hasattr(source, "read")
+        self._closed = False
+        self._entered = False
+        self._pos = 0
+
+    def __enter__(self):
+        if self._entered:
+            raise ValueError("cannot __enter__ multiple times")
+        if self._closed:
+            raise ValueError("stream is closed")
+        self._entered = True
+        return self
+
+    def __exit__(self, *exc):
+        self._entered = False
+        self.close()
+        return False
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        self._raw = None
+        if self._closefd:
+            c = getattr(self._source, "close", None)
+            if c is not None:
+                c()
+
+    def readable(self):
+        return True
+
+    def writable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def flush(self):
+        return None
+
+    def readline(self, size=-1):
+        raise io.UnsupportedOperation()
+
+    def readlines(self, hint=-1):
+        raise io.UnsupportedOperation()
+
+    def write(self, data):
+        raise io.UnsupportedOperation()
+
+    def writelines(self, lines):
+        raise io.UnsupportedOperation()
+
+    def __iter__(self):
+        raise io.UnsupportedOperation()
+
+    def __next__(self):
+        raise io.UnsupportedOperation()
+
+    def tell(self):
+        """Decoded bytes read so far."""
+        return self._pos
+
+    def _check(self):
+        if self._closed:
+            raise ValueError("stream is closed")
+
+    def read(self, size=-1):
+        self._check()
+        if size is None:
+            size = -1
+        if size < -1:
+            raise ValueError("cannot read negative amounts less than -1")
+        if size == 0:
+            return b""
+        try:
+            out = self._raw.read(size)
+        except ZstdError as e:
+            raise ZstdError(f"zstd decompress error: {e}") from None
+        self._pos += len(out)
+        return out
+
+    def readall(self):
+        return self.read(-1)
+
+    def read1(self, size=-1):
+        return self.read(size)
+
+    def readinto(self, b):
+        self._check()
+        with memoryview(b) as view, view.cast("B") as out:
+            data = self.read(len(out))
+            out[:len(data)] = data
+            return len(data)
+
+    def readinto1(self, b):
+        return self.readinto(b)
+
+    def seek(self, pos, whence=os.SEEK_SET):
+        self._check()
+        if whence == os.SEEK_SET:
+            if pos < 0:
+                raise OSError("cannot seek to negative position with SEEK_SET")
+            target = pos
+        elif whence == os.SEEK_CUR:
+            target = self._pos + pos
+        elif whence == os.SEEK_END:
+            raise OSError("zstd decompression streams cannot be seeked with SEEK_END")
+        else:
+            raise ValueError(f"invalid whence ({whence})")
+        if target < self._pos:
+            raise OSError("cannot seek zstd decompression stream backwards")
+        while self._pos < target:
+            if not self.read(min(target - self._pos, DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE)):
+                break
+        return self._pos
 
 
 class _Prefixed:
@@ -1076,6 +1207,9 @@ class ZstdDecompressionWriter(_WriteOnly):
     def tell(self):
         raise io.UnsupportedOperation()
 
+    def writelines(self, lines):
+        raise io.UnsupportedOperation()
+
     def write(self, data):
         if self._closed:
             raise ValueError("stream is closed")
@@ -1125,7 +1259,7 @@ def open(filename, mode="rb", cctx=None, dctx=None, encoding=None, errors=None, 
     normalized = mode.replace("t", "").replace("b", "")
     if normalized not in ("r", "w", "a", "x"):
         raise ValueError(f"Invalid mode: {mode!r}")
-    binary = "t" not in mode
+    binary = "b" in mode
     if binary and (encoding is not None or errors is not None or newline is not None):
         raise ValueError("Argument 'encoding' not supported in binary mode")
     if isinstance(filename, (str, bytes, os.PathLike)):
@@ -1133,7 +1267,7 @@ def open(filename, mode="rb", cctx=None, dctx=None, encoding=None, errors=None, 
         closefd = True
     elif hasattr(filename, "read") or hasattr(filename, "write"):
         fh = filename
-        closefd = bool(closefd) if closefd is not None else True
+        closefd = bool(closefd)
     else:
         raise TypeError("filename must be a str, bytes, file or PathLike object")
     if normalized == "r":
