@@ -175,6 +175,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zstd_compress, m)?)?;
     m.add_function(wrap_pyfunction!(zstd_decompress, m)?)?;
     m.add_function(wrap_pyfunction!(zstd_train_dictionary, m)?)?;
+    m.add_function(wrap_pyfunction!(zstd_level_params, m)?)?;
+    m.add_function(wrap_pyfunction!(zstd_estimate_cctx_size, m)?)?;
     m.add_class::<ZstdCCtx>()?;
     Ok(())
 }
@@ -274,6 +276,16 @@ impl ZstdCCtx {
             "threads" => CParameter::NbWorkers(param_u32(name, value)?),
             "job_size" => CParameter::JobSize(param_u32(name, value)?),
             "overlap_log" => CParameter::OverlapSizeLog(param_u32(name, value)?),
+            "force_max_window" => CParameter::ForceMaxWindow(value != 0),
+            "format" => CParameter::Format(match value {
+                0 => zstd_safe::FrameFormat::One,
+                1 => zstd_safe::FrameFormat::Magicless,
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "format must be FORMAT_ZSTD1 (0) or FORMAT_ZSTD1_MAGICLESS (1), not {value}"
+                    )));
+                }
+            }),
             _ => {
                 return Err(PyValueError::new_err(format!(
                     "unknown zstd compression parameter {name:?}"
@@ -370,6 +382,55 @@ impl ZstdCCtx {
     fn memory_size(&self) -> usize {
         self.cctx.sizeof()
     }
+
+    /// The frame in progress: (bytes given, bytes compressed, bytes
+    /// produced).
+    fn progression(&self) -> (u64, u64, u64) {
+        let p = self.cctx.get_frame_progression();
+        (p.ingested, p.consumed, p.produced)
+    }
+}
+
+/// What libzstd's level `level` means for a source of `source_size` bytes
+/// (0: unknown) and a dictionary of `dict_size`: (window_log, chain_log,
+/// hash_log, search_log, min_match, target_length, strategy).
+#[pyfunction]
+#[pyo3(signature = (level, source_size=0, dict_size=0))]
+pub(crate) fn zstd_level_params(
+    level: i32,
+    source_size: u64,
+    dict_size: usize,
+) -> (u32, u32, u32, u32, u32, u32, u32) {
+    // SAFETY: a pure function of its integer arguments (libzstd clamps
+    // the level and treats 0 as an unknown size).
+    let p = unsafe { zstd_sys::ZSTD_getCParams(level, source_size, dict_size) };
+    (
+        p.windowLog,
+        p.chainLog,
+        p.hashLog,
+        p.searchLog,
+        p.minMatch,
+        p.targetLength,
+        p.strategy as u32,
+    )
+}
+
+/// libzstd's estimate of a compression context's memory for these
+/// parameters (as `zstd_level_params` returns them), in bytes.
+#[pyfunction]
+pub(crate) fn zstd_estimate_cctx_size(params: (u32, u32, u32, u32, u32, u32, u32)) -> PyResult<usize> {
+    let (window_log, chain_log, hash_log, search_log, min_match, target_length, strat) = params;
+    let p = zstd_sys::ZSTD_compressionParameters {
+        windowLog: window_log,
+        chainLog: chain_log,
+        hashLog: hash_log,
+        searchLog: search_log,
+        minMatch: min_match,
+        targetLength: target_length,
+        strategy: strategy(i64::from(strat))?,
+    };
+    // SAFETY: a pure function of a parameters struct passed by value.
+    Ok(unsafe { zstd_sys::ZSTD_estimateCCtxSize_usingCParams(p) })
 }
 
 /// A zstd dictionary of at most `size` bytes trained on `samples`

@@ -35,6 +35,8 @@ import os
 from ._lzkit import ZstdCCtx as _CCtx
 from ._lzkit import ZstdError
 from ._lzkit import zstd_decompress as _decompress
+from ._lzkit import zstd_estimate_cctx_size as _estimate_cctx_size
+from ._lzkit import zstd_level_params as _level_params
 from ._lzkit import zstd_train_dictionary as _train
 from ._stream import RawReader as _RawReader
 
@@ -261,6 +263,10 @@ _PARAM_NAMES = (
 )
 
 
+_LEVEL_PARAM_NAMES = ("window_log", "chain_log", "hash_log", "search_log", "min_match",
+                      "target_length", "strategy")
+
+
 class ZstdCompressionParameters:
     """libzstd's advanced compression parameters, python-zstandard's names;
     0 (or unset) leaves a parameter to libzstd's choice for the level."""
@@ -293,14 +299,33 @@ class ZstdCompressionParameters:
         self.ldm_bucket_size_log = ldm_bucket_size_log
         self.ldm_hash_rate_log = ldm_hash_rate_log
         self.threads = threads
-        if format not in (FORMAT_ZSTD1,):
-            raise ZstdError("lzkit.zstd writes only FORMAT_ZSTD1 frames (with their magic number)")
         # Refused now, as python-zstandard refuses out-of-range values.
         self._apply(_CCtx())
+
+    @classmethod
+    def from_level(cls, level, source_size=0, dict_size=0, **kwargs):
+        """The parameters libzstd's ``level`` means for a source of
+        ``source_size`` bytes (0: unknown) and a dictionary of
+        ``dict_size``; ``kwargs`` set others (or override these)."""
+        values = dict(zip(_LEVEL_PARAM_NAMES, _level_params(level, source_size, dict_size)))
+        values.update(kwargs)
+        return cls(**values)
+
+    def estimated_compression_context_size(self):
+        """libzstd's estimate of a compression context's memory with these
+        parameters, in bytes."""
+        level = _level_params(self.compression_level or 3)
+        values = tuple(getattr(self, n) if getattr(self, n) > 0 else d
+                       for n, d in zip(_LEVEL_PARAM_NAMES, level))
+        return _estimate_cctx_size(values)
 
     def _apply(self, ctx):
         if self.compression_level:
             ctx.set("level", self.compression_level)
+        if self.format != FORMAT_ZSTD1:
+            ctx.set("format", self.format)
+        if self.force_max_window:
+            ctx.set("force_max_window", 1)
         for name in _PARAM_NAMES:
             value = getattr(self, name)
             if value > 0:
@@ -442,6 +467,11 @@ class ZstdCompressor:
 
     def memory_size(self):
         return self._ctx.memory_size()
+
+    def frame_progression(self):
+        """The frame in progress: (bytes given, bytes compressed, bytes
+        produced)."""
+        return self._ctx.progression()
 
     def compress(self, data):
         """``data`` as one frame (its size in the header unless
