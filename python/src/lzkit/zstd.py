@@ -353,8 +353,6 @@ class ZstdCompressionDict:
         self._dict_type = dict_type
         self.k = k
         self.d = d
-        if dict_type == DICT_TYPE_FULLDICT and not self._data.startswith(self._MAGIC):
-            raise ZstdError("unable to precompute dictionary: Dictionary mismatch")
 
     def __len__(self):
         return len(self._data)
@@ -369,8 +367,15 @@ class ZstdCompressionDict:
         return 0
 
     def precompute_compress(self, level=0, compression_params=None):
-        """Accepted for python-zstandard's sake: libzstd digests the
-        dictionary when a compressor loads it."""
+        """Check the dictionary for compression at ``level`` (or with
+        ``compression_params``); libzstd digests it when a compressor
+        loads it."""
+        if level and compression_params is not None:
+            raise ValueError("must only specify one of level or compression_params")
+        if not level and compression_params is None:
+            raise ValueError("must specify one of level or compression_params")
+        if self._dict_type == DICT_TYPE_FULLDICT and not self._data.startswith(self._MAGIC):
+            raise ZstdError("unable to precompute dictionary: Dictionary mismatch")
 
     def _for_decoder(self):
         return self._data if self._dict_type != DICT_TYPE_RAWCONTENT or not self._data.startswith(self._MAGIC) else None
@@ -389,7 +394,11 @@ def train_dictionary(dict_size, samples, k=0, d=0, f=0, split_point=0.0, accel=0
         chunks.append(s)
     if not chunks:
         raise ZstdError("cannot train dict: no samples")
-    return ZstdCompressionDict(_train(dict_size, chunks), dict_type=DICT_TYPE_FULLDICT, k=k, d=d)
+    data = _train(dict_size, chunks)
+    if dict_id:
+        # The ID lives in the header only (bytes 4 to 8).
+        data = data[:4] + dict_id.to_bytes(4, "little") + data[8:]
+    return ZstdCompressionDict(data, dict_type=DICT_TYPE_FULLDICT, k=k, d=d)
 
 
 # -- compression -------------------------------------------------------------
@@ -727,6 +736,21 @@ class ZstdCompressionReader(io.RawIOBase):
     def writable(self):
         return False
 
+    def readline(self, size=-1):
+        raise io.UnsupportedOperation()
+
+    def readlines(self, hint=-1):
+        raise io.UnsupportedOperation()
+
+    def writelines(self, lines):
+        raise io.UnsupportedOperation()
+
+    def __iter__(self):
+        raise io.UnsupportedOperation()
+
+    def __next__(self):
+        raise io.UnsupportedOperation()
+
     def __enter__(self):
         if self._entered:
             raise ValueError("cannot __enter__ multiple times")
@@ -751,7 +775,7 @@ class ZstdCompressionReader(io.RawIOBase):
         return self._total
 
     def write(self, data):
-        raise OSError("stream is not writable")
+        raise io.UnsupportedOperation()
 
     def _fill(self, want):
         while len(self._pending) < want and not self._done:
@@ -765,6 +789,8 @@ class ZstdCompressionReader(io.RawIOBase):
     def read(self, size=-1):
         if self.closed:
             raise ValueError("stream is closed")
+        if size is not None and size < -1:
+            raise ValueError("cannot read negative amounts less than -1")
         if size is None or size < 0:
             self._fill(float("inf"))
             out, self._pending = self._pending, b""
@@ -953,9 +979,7 @@ class ZstdDecompressor:
             try:
                 chunk = raw._reader.read(write_size)
             except ZstdError as e:
-                raise ZstdError(f"zstd decompress error: {e}") from None
-            except ValueError as e:
-                raise ZstdError(f"zstd decompress error: {e}") from None
+                raise _stream_error(e) from None
             if not chunk:
                 return
             yield chunk
@@ -1000,6 +1024,15 @@ class ZstdDecompressor:
             except ZstdError as e:
                 raise ZstdError(f"chunk {i} did not decompress full frame ({e})") from None
         return out
+
+
+def _stream_error(e):
+    """lzkit's streaming decoder's error, with libzstd's words first where
+    python-zstandard's users match them."""
+    msg = str(e)
+    if "unknown magic number" in msg:
+        return ZstdError(f"zstd decompress error: Unknown frame descriptor ({msg})")
+    return ZstdError(f"zstd decompress error: {msg}")
 
 
 def _frame_bound(frame):
@@ -1110,7 +1143,7 @@ class ZstdDecompressionReader:
         try:
             out = self._raw.read(size)
         except ZstdError as e:
-            raise ZstdError(f"zstd decompress error: {e}") from None
+            raise _stream_error(e) from None
         self._pos += len(out)
         return out
 
