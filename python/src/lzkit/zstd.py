@@ -498,6 +498,14 @@ class ZstdCompressor:
         self._begin(size)
         return ZstdCompressionObj(self)
 
+    def chunker(self, size=-1, chunk_size=COMPRESSION_RECOMMENDED_OUTPUT_SIZE):
+        """A compressor whose output comes in chunks of exactly
+        ``chunk_size`` bytes (the last of a flush or of the frame shorter)."""
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be positive")
+        self._begin(size)
+        return ZstdCompressionChunker(self, chunk_size)
+
     def stream_writer(self, writer, size=-1, write_size=COMPRESSION_RECOMMENDED_OUTPUT_SIZE,
                       write_return_read=True, closefd=True):
         """A write-only stream compressing into ``writer``."""
@@ -576,6 +584,51 @@ class ZstdCompressionObj:
             return self._ctx.stream(b"", 1)
         self._finished = True
         return self._ctx.stream(b"", 2)
+
+
+class ZstdCompressionChunker:
+    """``compress(data)``, ``flush()`` and ``finish()`` each give an
+    iterator of output chunks of ``chunk_size`` bytes; ``flush`` and
+    ``finish`` also give what is left (shorter)."""
+
+    def __init__(self, compressor, chunk_size):
+        self._ctx = compressor._ctx
+        self._size = chunk_size
+        self._pending = bytearray()
+        self._finished = False
+
+    def _check(self, what):
+        if self._finished:
+            raise ZstdError(f"cannot call {what}() after compression finished")
+
+    def _full_chunks(self):
+        while len(self._pending) >= self._size:
+            chunk = bytes(self._pending[:self._size])
+            del self._pending[:self._size]
+            yield chunk
+
+    def _rest(self):
+        yield from self._full_chunks()
+        if self._pending:
+            chunk = bytes(self._pending)
+            self._pending.clear()
+            yield chunk
+
+    def compress(self, data):
+        self._check("compress")
+        self._pending += self._ctx.stream(_bytes_view(data), 0)
+        yield from self._full_chunks()
+
+    def flush(self):
+        self._check("flush")
+        self._pending += self._ctx.stream(b"", 1)
+        yield from self._rest()
+
+    def finish(self):
+        self._check("finish")
+        self._pending += self._ctx.stream(b"", 2)
+        self._finished = True
+        yield from self._rest()
 
 
 class _WriteOnly:
