@@ -64,7 +64,8 @@ pub(crate) fn zstd_decompress(
         ),
         None => None,
     };
-    let with_dict = |d: &lzkit::zstd::Dictionary| lzkit::zstd::Decoder::new().with_dictionary(d.clone());
+    let with_dict =
+        |d: &lzkit::zstd::Dictionary| lzkit::zstd::Decoder::new().with_dictionary(d.clone());
     let decode_into = |buf: &mut [u8]| -> PyResult<usize> {
         py.allow_threads(|| match &dict {
             Some(d) => with_dict(d).decompress_into(all, buf),
@@ -345,7 +346,12 @@ impl ZstdCCtx {
     /// a block (everything given so far comes out), 2 end the frame.
     /// Returns the compressed bytes produced.
     #[pyo3(signature = (data, mode=0))]
-    fn stream(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, mode: u8) -> PyResult<Py<PyBytes>> {
+    fn stream(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        mode: u8,
+    ) -> PyResult<Py<PyBytes>> {
         let op = directive(mode)?;
         let src = Input::get(data)?;
         let src = src.bytes();
@@ -418,7 +424,9 @@ pub(crate) fn zstd_level_params(
 /// libzstd's estimate of a compression context's memory for these
 /// parameters (as `zstd_level_params` returns them), in bytes.
 #[pyfunction]
-pub(crate) fn zstd_estimate_cctx_size(params: (u32, u32, u32, u32, u32, u32, u32)) -> PyResult<usize> {
+pub(crate) fn zstd_estimate_cctx_size(
+    params: (u32, u32, u32, u32, u32, u32, u32),
+) -> PyResult<usize> {
     let (window_log, chain_log, hash_log, search_log, min_match, target_length, strat) = params;
     let p = zstd_sys::ZSTD_compressionParameters {
         windowLog: window_log,
