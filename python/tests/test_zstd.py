@@ -216,3 +216,166 @@ def test_a_claimed_size_is_never_allocated():
     for line in lines:
         assert "content size mismatch" in line and "1073741824" in line, line
         assert "memory" not in line.lower(), line
+
+
+# -- python-zstandard's API ---------------------------------------------------
+
+def test_defaults_are_python_zstandards():
+    frame = zstd.compress(b"foobar")
+    p = zstd.get_frame_parameters(frame)
+    assert (p.content_size, p.has_checksum, p.dict_id) == (6, False, 0)
+    assert zstd.frame_content_size(frame) == 6
+    assert zstd.frame_header_size(frame) == 6
+    unsized = zstd.ZstdCompressor(write_content_size=False, write_checksum=True).compress(b"foobar")
+    p = zstd.get_frame_parameters(unsized)
+    assert p.content_size == zstd.CONTENTSIZE_UNKNOWN and p.has_checksum
+    assert zstd.frame_content_size(unsized) == -1
+    for bad, fn in [(b"", zstd.get_frame_parameters), (b"foobarbaz", zstd.get_frame_parameters),
+                    (b"ab", zstd.frame_content_size), (b"ab", zstd.frame_header_size)]:
+        with pytest.raises(zstd.ZstdError):
+            fn(bad)
+    with pytest.raises(ValueError):
+        zstd.ZstdCompressor(level=23)
+
+
+def test_compressobj_and_decompressobj_piecewise():
+    cobj = zstd.ZstdCompressor(level=5).compressobj()
+    parts = [cobj.compress(DATA[i:i + 7919]) for i in range(0, len(DATA), 7919)]
+    parts.append(cobj.flush(zstd.COMPRESSOBJ_FLUSH_BLOCK))
+    parts.append(cobj.flush())
+    with pytest.raises(zstd.ZstdError, match="already finished"):
+        cobj.flush()
+    frame = b"".join(parts)
+    assert zstd.frame_content_size(frame) == -1
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    out = [dobj.decompress(frame[i:i + 1000]) for i in range(0, len(frame), 1000)]
+    assert b"".join(out) == DATA and dobj.eof
+    # What follows the frame is unused_data; with read_across_frames, the
+    # next frames are decoded too.
+    two = zstd.compress(b"one") + zstd.compress(b"two")
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    assert dobj.decompress(two + b"tail") == b"one"
+    assert dobj.unused_data == zstd.compress(b"two") + b"tail"
+    with pytest.raises(zstd.ZstdError, match="multiple times"):
+        dobj.decompress(b"x")
+    assert zstd.ZstdDecompressor().decompressobj(read_across_frames=True).decompress(two) == b"onetwo"
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdDecompressor().decompressobj().decompress(b"not a zstd frame")
+
+
+def test_content_size_is_enforced_when_pledged():
+    cobj = zstd.ZstdCompressor().compressobj(size=2)
+    with pytest.raises(zstd.ZstdError, match="Src size is incorrect"):
+        cobj.compress(b"foo")
+        cobj.flush()
+
+
+def test_stream_writers_both_ways():
+    sink = io.BytesIO()
+    with zstd.ZstdCompressor(write_checksum=True).stream_writer(sink, closefd=False) as w:
+        for i in range(0, len(DATA), 65536):
+            assert w.write(DATA[i:i + 65536]) == len(DATA[i:i + 65536])
+        w.flush()
+        assert w.tell() == sink.tell()
+    frame = sink.getvalue()
+    assert zstd.get_frame_parameters(frame).has_checksum
+    out = io.BytesIO()
+    with zstd.ZstdDecompressor().stream_writer(out, closefd=False) as w:
+        for i in range(0, len(frame), 333):
+            w.write(frame[i:i + 333])
+    assert out.getvalue() == DATA
+    # A corrupted frame raises, through the writer too.
+    bad = bytearray(frame)
+    bad[len(bad) // 2] ^= 0xFF
+    with pytest.raises(zstd.ZstdError):
+        with zstd.ZstdDecompressor().stream_writer(io.BytesIO()) as w:
+            w.write(bytes(bad))
+
+
+def test_read_to_iter_copy_stream_and_stream_reader():
+    c = zstd.ZstdCompressor(level=1)
+    frame = b"".join(c.read_to_iter(io.BytesIO(DATA), read_size=10000, write_size=5000))
+    assert zstd.decompress(frame, max_output_size=len(DATA)) == DATA
+    chunks = list(zstd.ZstdDecompressor().read_to_iter(frame, write_size=4096))
+    assert all(len(x) <= 4096 for x in chunks) and b"".join(chunks) == DATA
+    dst = io.BytesIO()
+    assert c.copy_stream(io.BytesIO(DATA), dst) == (len(DATA), len(dst.getvalue()))
+    back = io.BytesIO()
+    assert zstd.ZstdDecompressor().copy_stream(io.BytesIO(dst.getvalue()), back) == (len(dst.getvalue()), len(DATA))
+    assert back.getvalue() == DATA
+    with zstd.ZstdDecompressor().stream_reader(dst.getvalue()) as r:
+        r.seek(1000)
+        assert r.read(10) == DATA[1000:1010] and r.tell() == 1010
+        with pytest.raises(OSError, match="backwards"):
+            r.seek(0)
+    with pytest.raises(ValueError, match="stream is closed"):
+        r.read(1)
+    with pytest.raises(zstd.ZstdError, match="Unknown frame descriptor"):
+        list(zstd.ZstdDecompressor().read_to_iter(b"foobar"))
+
+
+def test_dictionaries_and_content_dict_chains():
+    samples = [b"foo" * 64, b"bar" * 64, b"foobar" * 64] * 128
+    d = zstd.train_dictionary(1024, samples, dict_id=42)
+    assert d.dict_id() == 42 and len(d) <= 1024
+    frame = zstd.ZstdCompressor(level=1, dict_data=d).compress(b"foobarfoobar" * 10)
+    assert zstd.get_frame_parameters(frame).dict_id == 42
+    assert zstd.ZstdDecompressor(dict_data=d).decompress(frame) == b"foobarfoobar" * 10
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdDecompressor().decompress(frame)
+    chain = [zstd.compress(b"first")]
+    prev = b"first"
+    for text in [b"first and second", b"first and second and third"]:
+        cd = zstd.ZstdCompressionDict(prev, dict_type=zstd.DICT_TYPE_RAWCONTENT)
+        chain.append(zstd.ZstdCompressor(dict_data=cd).compress(text))
+        prev = text
+    assert zstd.ZstdDecompressor().decompress_content_dict_chain(chain) == prev
+
+
+def test_magicless_frames_and_parameters():
+    params = zstd.ZstdCompressionParameters.from_level(3, format=zstd.FORMAT_ZSTD1_MAGICLESS)
+    assert params.window_log > 0
+    frame = zstd.ZstdCompressor(compression_params=params).compress(DATA)
+    assert not frame.startswith(zstd.FRAME_HEADER)
+    assert zstd.ZstdDecompressor(format=zstd.FORMAT_ZSTD1_MAGICLESS).decompress(frame) == DATA
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdDecompressor().decompress(frame)
+    with pytest.raises(ValueError):
+        zstd.ZstdCompressor(compression_params=params, write_checksum=True)
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdCompressionParameters(window_log=64)
+
+
+def test_frames_made_by_python_zstandard_and_for_it():
+    zstandard = pytest.importorskip("zstandard")
+    for level in [1, 3, 19]:
+        for kw in [{}, {"write_checksum": True}, {"write_content_size": False}]:
+            ours = zstd.ZstdCompressor(level=level, **kw).compress(DATA)
+            theirs = zstandard.ZstdCompressor(level=level, **kw).compress(DATA)
+            assert ours == theirs
+            assert zstd.decompress(theirs, max_output_size=len(DATA)) == DATA
+    cobj = zstandard.ZstdCompressor().compressobj()
+    streamed = cobj.compress(DATA) + cobj.flush()
+    assert b"".join(zstd.ZstdDecompressor().read_to_iter(streamed)) == DATA
+    ours = zstd.ZstdCompressor().compressobj()
+    assert zstandard.ZstdDecompressor().decompressobj().decompress(ours.compress(DATA) + ours.flush()) == DATA
+
+
+def test_hostile_input_to_the_incremental_paths_raises_zstd_error_only():
+    rng = random.Random(11)
+    packed = zstd.ZstdCompressor(write_checksum=True).compress(DATA[:30_000])
+    for _ in range(500):
+        src = bytearray(packed)
+        for _ in range(rng.randint(1, 4)):
+            src[rng.randrange(len(src))] ^= 1 << rng.randrange(8)
+        src = bytes(src[:rng.randint(0, len(src))])
+        for call in (
+            lambda: zstd.ZstdDecompressor().decompressobj().decompress(src),
+            lambda: zstd.ZstdDecompressor().decompress(src, max_output_size=1 << 20),
+            lambda: b"".join(zstd.ZstdDecompressor().read_to_iter(src)),
+            lambda: zstd.get_frame_parameters(src),
+        ):
+            try:
+                call()
+            except zstd.ZstdError:
+                pass
