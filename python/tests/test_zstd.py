@@ -379,3 +379,33 @@ def test_hostile_input_to_the_incremental_paths_raises_zstd_error_only():
                 call()
             except zstd.ZstdError:
                 pass
+
+
+def test_decompressobj_hands_out_each_flushed_block_at_once():
+    """A flushed block decodes as soon as it has arrived whole (a stream
+    protocol that flushes must see its data before the frame ends)."""
+    cobj = zstd.ZstdCompressor(write_checksum=True).compressobj()
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    w = zstd.ZstdDecompressor().stream_writer(io.BytesIO(), closefd=False)
+    sink = w._writer
+    seen = b""
+    for i in range(0, 200_000, 20_000):
+        piece = DATA[i:i + 20_000]
+        chunk = cobj.compress(piece) + cobj.flush(zstd.COMPRESSOBJ_FLUSH_BLOCK)
+        # Given in two parts: nothing of a block before it is whole.
+        half = len(chunk) // 2
+        got = dobj.decompress(chunk[:half]) + dobj.decompress(chunk[half:])
+        assert got == piece
+        w.write(chunk)
+        seen += piece
+        assert sink.getvalue() == seen
+    assert dobj.decompress(cobj.flush()) == b"" and dobj.eof
+    # Input cut inside a block: nothing, then the error at the end of the
+    # data (never a hang).
+    frame = zstd.compress(DATA)
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    assert len(dobj.decompress(frame[:100])) < len(DATA)
+    bad = bytearray(frame[100:])
+    bad[50] ^= 0xFF
+    with pytest.raises(zstd.ZstdError):
+        dobj.decompress(bytes(bad))

@@ -34,6 +34,7 @@ import os
 
 from ._lzkit import ZstdCCtx as _CCtx
 from ._lzkit import ZstdError
+from ._lzkit import ZstdPushDecoder as _PushDecoder
 from ._lzkit import zstd_decompress as _decompress
 from ._lzkit import zstd_estimate_cctx_size as _estimate_cctx_size
 from ._lzkit import zstd_level_params as _level_params
@@ -1251,15 +1252,83 @@ class _Prefixed:
         return self._source.read(n)
 
 
+class _FrameScanner:
+    """Where a frame (zstd or skippable) ends, from its bytes given
+    piecewise: its headers and block headers are read, block contents
+    skipped."""
+
+    def __init__(self):
+        self._unit = bytearray()
+        self._need = 4
+        self._state = "magic"
+        self._skip = 0
+        self._checksum = False
+
+    def feed(self, view):
+        """The index in ``view`` where the frame ends, or None if it goes
+        on past it. Raises ZstdError for what is not a frame."""
+        i, n = 0, len(view)
+        while True:
+            if self._skip:
+                k = min(self._skip, n - i)
+                self._skip -= k
+                i += k
+                if self._skip:
+                    return None
+            if self._state == "end":
+                return i
+            if i == n:
+                return None
+            k = min(self._need - len(self._unit), n - i)
+            self._unit += view[i:i + k]
+            i += k
+            if len(self._unit) == self._need:
+                self._step()
+
+    def _step(self):
+        unit = self._unit
+        if self._state == "magic":
+            magic = int.from_bytes(unit[:4], "little")
+            if magic & _SKIPPABLE_MASK == _SKIPPABLE_MAGIC:
+                self._state, self._need = "skippable", 8
+            elif magic == MAGIC_NUMBER:
+                self._state, self._need = "descriptor", 5
+            else:
+                raise ZstdError("Unknown frame descriptor")
+        elif self._state == "skippable":
+            self._skip = int.from_bytes(unit[4:8], "little")
+            self._state = "end"
+        elif self._state == "descriptor":
+            self._state, self._need = "header", _header_size_from(unit[4])
+        elif self._state == "header":
+            self._checksum = _parse_header(memoryview(bytes(unit))).has_checksum
+            self._state, self._need = "block", 3
+            unit.clear()
+        else:
+            bh = int.from_bytes(unit[:3], "little")
+            kind = bh >> 1 & 3
+            if kind == 3:
+                raise ZstdError("Data corruption detected (reserved block type)")
+            self._skip = 1 if kind == 1 else bh >> 3
+            if bh & 1:
+                self._state = "end"
+                self._skip += 4 if self._checksum else 0
+            unit.clear()
+
+
 class ZstdDecompressionObj:
-    """Compressed data given piecewise, decoded frame by frame: a frame's
-    content is returned when its last byte has arrived."""
+    """Compressed data given piecewise, decoded as it arrives (lzkit's
+    streaming decoder): each block's content comes back once the block is
+    whole. After the frame, ``eof`` is true and what follows is
+    ``unused_data`` (with ``read_across_frames``, the next frames are
+    decoded too)."""
 
     def __init__(self, decompressor, write_size, read_across_frames):
         self._d = decompressor
         self._write_size = write_size
         self._across = read_across_frames
-        self._buf = bytearray(FRAME_HEADER) if decompressor._format == FORMAT_ZSTD1_MAGICLESS else bytearray()
+        self._dec = None
+        self._scan = None
         self._finished = False
         self.unused_data = b""
         self.unconsumed_tail = b""
@@ -1268,35 +1337,35 @@ class ZstdDecompressionObj:
     def eof(self):
         return self._finished
 
+    def _start(self, out):
+        self._dec = _PushDecoder(self._d._window_log_max, self._d._dict_bytes())
+        self._scan = _FrameScanner()
+        if self._d._format == FORMAT_ZSTD1_MAGICLESS:
+            self._scan.feed(FRAME_HEADER)
+            out.append(self._dec.feed(FRAME_HEADER))
+
     def decompress(self, data):
         if self._finished:
             raise ZstdError("cannot use a decompressobj multiple times")
-        self._buf += _bytes_view(data)
+        view = _bytes_view(data)
         out = []
-        while self._buf:
-            view = memoryview(self._buf)
-            try:
-                end = _frame_end(view)
-            except ZstdError as e:
-                view.release()
-                raise ZstdError(f"zstd decompressor error: {e}") from None
-            if end is None:
-                view.release()
-                break
-            frame = view[:end]
-            skippable = int.from_bytes(view[:4], "little") & _SKIPPABLE_MASK == _SKIPPABLE_MAGIC
-            try:
-                if not skippable:
-                    out.append(self._d._decode_any(frame))
-            finally:
-                frame.release()
-                view.release()
-            del self._buf[:end]
-            if not skippable and not self._across:
-                self._finished = True
-                self.unused_data = bytes(self._buf)
-                self._buf.clear()
-                break
+        try:
+            while len(view):
+                if self._dec is None:
+                    self._start(out)
+                end = self._scan.feed(view)
+                out.append(self._dec.feed(view if end is None else view[:end]))
+                if end is None:
+                    break
+                out.append(self._dec.finish())
+                self._dec = None
+                view = view[end:]
+                if not self._across:
+                    self._finished = True
+                    self.unused_data = view.tobytes()
+                    break
+        except ZstdError as e:
+            raise ZstdError(f"zstd decompressor error: {e}") from None
         return b"".join(out)
 
     def flush(self, length=0):
