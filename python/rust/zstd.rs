@@ -221,10 +221,23 @@ fn strategy(n: i64) -> PyResult<zstd_safe::Strategy> {
 
 /// A libzstd compression context (the compressor of python-zstandard's
 /// API in `lzkit.zstd`): parameters set by name, a dictionary, one-shot
-/// frames and streaming (continue, flush a block, end the frame).
-#[pyclass(module = "lzkit._lzkit", unsendable)]
+/// frames and streaming (continue, flush a block, end the frame). Usable
+/// from any thread (one at a time: each call borrows it mutably), as a
+/// python-zstandard compressor is.
+#[pyclass(module = "lzkit._lzkit")]
 pub(crate) struct ZstdCCtx {
-    cctx: CCtx<'static>,
+    /// A mutex only to be `Sync`: calls reach it through `&mut self`.
+    cctx: std::sync::Mutex<CCtx<'static>>,
+}
+
+impl ZstdCCtx {
+    fn ctx(&mut self) -> &mut CCtx<'static> {
+        self.cctx.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn shared(&self) -> std::sync::MutexGuard<'_, CCtx<'static>> {
+        self.cctx.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// How `ZstdCCtx.stream` ends: 0 continue, 1 flush a block, 2 end the frame.
@@ -248,7 +261,9 @@ impl ZstdCCtx {
     fn new() -> PyResult<Self> {
         let cctx = CCtx::try_create()
             .ok_or_else(|| PyMemoryError::new_err("cannot allocate a zstd compression context"))?;
-        Ok(ZstdCCtx { cctx })
+        Ok(ZstdCCtx {
+            cctx: std::sync::Mutex::new(cctx),
+        })
     }
 
     /// Set libzstd parameter `name` (python-zstandard's names: "level",
@@ -293,7 +308,7 @@ impl ZstdCCtx {
                 )));
             }
         };
-        self.cctx
+        self.ctx()
             .set_parameter(p)
             .map_err(|c| libzstd_error(&format!("cannot set {name}={value}"), c))?;
         Ok(())
@@ -302,7 +317,7 @@ impl ZstdCCtx {
     /// Use `dict` (zstd-format or raw content) for every frame from now.
     fn load_dict(&mut self, dict: &Bound<'_, PyAny>) -> PyResult<()> {
         let dict = Input::get(dict)?;
-        self.cctx
+        self.ctx()
             .load_dictionary(dict.bytes())
             .map_err(|c| libzstd_error("cannot load the compression dictionary", c))?;
         Ok(())
@@ -313,10 +328,10 @@ impl ZstdCCtx {
     /// is on; a different amount of input is then an error).
     #[pyo3(signature = (size=None))]
     fn begin(&mut self, size: Option<u64>) -> PyResult<()> {
-        self.cctx
+        self.ctx()
             .reset(ResetDirective::SessionOnly)
             .map_err(|c| libzstd_error("cannot reset the compressor", c))?;
-        self.cctx
+        self.ctx()
             .set_pledged_src_size(size)
             .map_err(|c| libzstd_error("cannot set the content size", c))?;
         Ok(())
@@ -327,7 +342,7 @@ impl ZstdCCtx {
         let src = Input::get(data)?;
         let src = src.bytes();
         self.begin(Some(src.len() as u64))?;
-        let cctx = &mut self.cctx;
+        let cctx = self.ctx();
         let out = py.allow_threads(|| {
             let mut out = Vec::new();
             out.try_reserve_exact(zstd_safe::compress_bound(src.len()))
@@ -361,7 +376,7 @@ impl ZstdCCtx {
         if src.is_empty() && mode == 0 {
             return Ok(PyBytes::new(py, b"").unbind());
         }
-        let cctx = &mut self.cctx;
+        let cctx = self.ctx();
         let result = py.allow_threads(|| {
             let mut out: Vec<u8> = Vec::new();
             let mut input = InBuffer::around(src);
@@ -386,13 +401,13 @@ impl ZstdCCtx {
 
     /// The context's memory, in bytes.
     fn memory_size(&self) -> usize {
-        self.cctx.sizeof()
+        self.shared().sizeof()
     }
 
     /// The frame in progress: (bytes given, bytes compressed, bytes
     /// produced).
     fn progression(&self) -> (u64, u64, u64) {
-        let p = self.cctx.get_frame_progression();
+        let p = self.shared().get_frame_progression();
         (p.ingested, p.consumed, p.produced)
     }
 }

@@ -70,11 +70,12 @@ impl Read for Pieces {
 /// A streaming zstd decoder fed piecewise: `feed(data)` returns what the
 /// data given so far decodes to; `finish()` ends the input and returns the
 /// rest (an error if the input ended inside a frame).
-#[pyclass(module = "lzkit._lzkit", unsendable)]
+#[pyclass(module = "lzkit._lzkit")]
 pub(crate) struct ZstdPushDecoder {
     tx: Option<Sender<Option<Vec<u8>>>>,
-    /// Taken while a call waits on it (without the GIL).
-    rx: Option<Receiver<Msg>>,
+    /// Taken while a call waits on it (without the GIL); a mutex only to
+    /// be `Sync` (calls reach it through `&mut self`).
+    rx: std::sync::Mutex<Option<Receiver<Msg>>>,
     ended: bool,
     error: Option<String>,
 }
@@ -123,7 +124,7 @@ impl ZstdPushDecoder {
             .map_err(|e| ZstdError::new_err(format!("cannot start the decoding thread: {e}")))?;
         let mut me = ZstdPushDecoder {
             tx: Some(in_tx),
-            rx: Some(out_rx),
+            rx: std::sync::Mutex::new(Some(out_rx)),
             ended: false,
             error: None,
         };
@@ -172,7 +173,8 @@ impl ZstdPushDecoder {
     /// The output until the decoder waits for input (or, `finishing`,
     /// until it ends).
     fn collect(&mut self, py: Python<'_>, finishing: bool) -> PyResult<Vec<u8>> {
-        let Some(rx) = self.rx.take() else {
+        let slot = self.rx.get_mut().unwrap_or_else(|e| e.into_inner());
+        let Some(rx) = slot.take() else {
             return Err(ZstdError::new_err("the decoder is in use"));
         };
         let (rx, out, end) = py.allow_threads(move || {
@@ -192,7 +194,7 @@ impl ZstdPushDecoder {
                 return (rx, out, end);
             }
         });
-        self.rx = Some(rx);
+        *self.rx.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(rx);
         match end {
             None => Ok(out),
             Some(Ok(())) => {

@@ -409,3 +409,26 @@ def test_decompressobj_hands_out_each_flushed_block_at_once():
     bad[50] ^= 0xFF
     with pytest.raises(zstd.ZstdError):
         dobj.decompress(bytes(bad))
+
+
+def test_compressors_and_decompressobjs_move_between_threads():
+    """As python-zstandard's: made on one thread, used on another."""
+    import concurrent.futures
+    c = zstd.ZstdCompressor(level=3)
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        frame = pool.submit(c.compress, DATA).result()
+        assert pool.submit(dobj.decompress, frame).result() == DATA
+    assert c.compress(DATA) == frame
+
+
+def test_stream_reader_with_a_dictionary():
+    samples = [b"foo" * 64, b"bar" * 64, b"foobar" * 64] * 128
+    d = zstd.train_dictionary(2048, samples)
+    frame = zstd.ZstdCompressor(dict_data=d, write_content_size=False).compress(DATA)
+    dec = zstd.ZstdDecompressor(dict_data=d)
+    with dec.stream_reader(io.BytesIO(frame)) as r:
+        assert r.read(5) == DATA[:5]
+        assert r.read() == DATA[5:]
+    with pytest.raises(zstd.ZstdError):
+        dec.stream_reader(frame[:-10]).read()

@@ -992,8 +992,6 @@ class ZstdDecompressor:
         """A read-only stream of the decoded bytes of ``source`` (a file
         object, or a buffer), decoded as it is read, in bounded memory
         (every frame, whatever ``read_across_frames`` says)."""
-        if self._dict is not None:
-            raise ZstdError("lzkit.zstd: stream_reader with a dictionary is not supported yet; use decompress()")
         return ZstdDecompressionReader(self, source, read_size, closefd)
 
     def stream_writer(self, writer, write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE,
@@ -1111,8 +1109,11 @@ class ZstdDecompressionReader:
     def __init__(self, decompressor, source, read_size, closefd):
         self._source = source
         src = _Source(source, read_size)
-        stream = src if decompressor._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
-        self._raw = _RawReader(stream, "zstd", 1, decompressor._window_log_max)._reader
+        if decompressor._dict is not None:
+            self._raw = _PushedReader(src, decompressor)
+        else:
+            stream = src if decompressor._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
+            self._raw = _RawReader(stream, "zstd", 1, decompressor._window_log_max)._reader
         self._closefd = closefd and hasattr(source, "read")
         self._closed = False
         self._entered = False
@@ -1235,6 +1236,32 @@ class ZstdDecompressionReader:
             if not self.read(min(target - self._pos, DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE)):
                 break
         return self._pos
+
+
+class _PushedReader:
+    """``read(n)`` of the decoded bytes of ``source`` (every frame), through
+    a decompressobj (which takes a dictionary)."""
+
+    def __init__(self, source, decompressor):
+        self._src = source
+        self._obj = ZstdDecompressionObj(decompressor, 1, True)
+        self._buf = bytearray()
+        self._eof = False
+
+    def read(self, n=-1):
+        while (n < 0 or len(self._buf) < n) and not self._eof:
+            data = self._src.read()
+            if data:
+                self._buf += self._obj.decompress(data)
+                continue
+            self._eof = True
+            if self._obj._dec is not None:
+                # The input ended inside a frame: the decoder's verdict.
+                self._obj._dec.finish()
+        n = len(self._buf) if n < 0 else n
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
 
 
 class _Prefixed:
