@@ -889,8 +889,8 @@ class ZstdDecompressor:
         self._format = format
 
     def memory_size(self):
-        """The decoder's fixed memory (its window and tables come with each
-        frame), in bytes."""
+        """A fixed figure (128 KiB), not a measure: lzkit's decoder takes
+        its window and tables with each frame."""
         return 1 << 17
 
     def _dict_bytes(self):
