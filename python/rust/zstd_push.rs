@@ -78,6 +78,9 @@ pub(crate) struct ZstdPushDecoder {
     rx: std::sync::Mutex<Option<Receiver<Msg>>>,
     ended: bool,
     error: Option<String>,
+    /// The process whose thread decodes (a forked child has no such
+    /// thread: it would wait for it forever).
+    pid: u32,
 }
 
 #[pymethods]
@@ -127,6 +130,7 @@ impl ZstdPushDecoder {
             rx: std::sync::Mutex::new(Some(out_rx)),
             ended: false,
             error: None,
+            pid: std::process::id(),
         };
         // The thread's first read asks for input.
         me.collect(py, false)?;
@@ -161,6 +165,11 @@ impl ZstdPushDecoder {
 
 impl ZstdPushDecoder {
     fn check(&self) -> PyResult<()> {
+        if self.pid != std::process::id() {
+            return Err(ZstdError::new_err(
+                "this decompressor was made before a fork(): its decoding thread is in the parent; make a new one in this process",
+            ));
+        }
         if let Some(e) = &self.error {
             return Err(ZstdError::new_err(e.clone()));
         }

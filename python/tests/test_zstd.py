@@ -432,3 +432,24 @@ def test_stream_reader_with_a_dictionary():
         assert r.read() == DATA[5:]
     with pytest.raises(zstd.ZstdError):
         dec.stream_reader(frame[:-10]).read()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork()")
+def test_a_decompressobj_from_before_a_fork_raises_in_the_child():
+    import os
+    frame = zstd.compress(DATA)
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    assert dobj.decompress(frame[:10]) == b""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            dobj.decompress(frame[10:])
+            code = 1
+        except zstd.ZstdError as e:
+            code = 0 if "fork" in str(e) else 2
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert dobj.decompress(frame[10:]) == DATA
