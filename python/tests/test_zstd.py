@@ -453,3 +453,15 @@ def test_a_decompressobj_from_before_a_fork_raises_in_the_child():
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0
     assert dobj.decompress(frame[10:]) == DATA
+
+
+def test_stream_reader_reads_end_at_frame_ends_unless_across():
+    skippable = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"xyz"
+    data = zstd.compress(b"foo") + skippable + zstd.compress(b"bar") + skippable
+    d = zstd.ZstdDecompressor()
+    r = d.stream_reader(io.BytesIO(data))
+    assert [r.read(2), r.read(2), r.read(2), r.read(2), r.read(2)] == [b"fo", b"o", b"ba", b"r", b""]
+    assert d.stream_reader(data, read_across_frames=True).read(100) == b"foobar"
+    assert d.stream_reader(data).read() == b"foobar"
+    with pytest.raises(zstd.ZstdError):
+        d.stream_reader(data + b"garbage!").read()

@@ -990,9 +990,10 @@ class ZstdDecompressor:
     def stream_reader(self, source, read_size=DECOMPRESSION_RECOMMENDED_INPUT_SIZE,
                       read_across_frames=False, closefd=True):
         """A read-only stream of the decoded bytes of ``source`` (a file
-        object, or a buffer), decoded as it is read, in bounded memory
-        (every frame, whatever ``read_across_frames`` says)."""
-        return ZstdDecompressionReader(self, source, read_size, closefd)
+        object, or a buffer), decoded as it is read, in bounded memory.
+        Every frame is read; one ``read()`` ends at a frame's end unless
+        ``read_across_frames``."""
+        return ZstdDecompressionReader(self, source, read_size, closefd, read_across_frames)
 
     def stream_writer(self, writer, write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE,
                       write_return_read=True, closefd=True):
@@ -1106,14 +1107,18 @@ class ZstdDecompressionReader:
     """The decoded bytes of a compressed source, read as a stream (lzkit's
     streaming decoder; bounded memory). Seeks forward only, by decoding."""
 
-    def __init__(self, decompressor, source, read_size, closefd):
+    def __init__(self, decompressor, source, read_size, closefd, read_across_frames=False):
         self._source = source
         src = _Source(source, read_size)
+        self._d = decompressor
+        self._across = read_across_frames
+        self._frames = None
         if decompressor._dict is not None:
             self._raw = _PushedReader(src, decompressor)
         else:
-            stream = src if decompressor._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
-            self._raw = _RawReader(stream, "zstd", 1, decompressor._window_log_max)._reader
+            # One frame at a time, so that a read can end at a frame's end.
+            self._frames = _OneFrame(src)
+            self._raw = self._frame_reader()
         self._closefd = closefd and hasattr(source, "read")
         self._closed = False
         self._entered = False
@@ -1196,11 +1201,30 @@ class ZstdDecompressionReader:
         if size == 0:
             return b""
         try:
-            out = self._raw.read(size)
+            out = self._read(size)
         except ZstdError as e:
             raise _stream_error(e) from None
         self._pos += len(out)
         return out
+
+    def _frame_reader(self):
+        stream = self._frames if self._d._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, self._frames)
+        return _RawReader(stream, "zstd", 1, self._d._window_log_max)._reader
+
+    def _read(self, size):
+        if self._frames is None:
+            return self._raw.read(size)
+        out = b""
+        while True:
+            out += self._raw.read(size - len(out) if size >= 0 else -1)
+            if size >= 0 and len(out) == size:
+                return out
+            # The frame has ended (or the input).
+            if not self._frames.next_frame():
+                return out
+            self._raw = self._frame_reader()
+            if out and not self._across and size >= 0:
+                return out
 
     def readall(self):
         return self.read(-1)
@@ -1236,6 +1260,41 @@ class ZstdDecompressionReader:
             if not self.read(min(target - self._pos, DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE)):
                 break
         return self._pos
+
+
+class _OneFrame:
+    """The reads of ``source``, up to the end of the frame they are in:
+    after it, ``b""`` until ``next_frame()``."""
+
+    def __init__(self, source):
+        self._src = source
+        self._left = b""
+        self._scan = _FrameScanner()
+        self._ended = False
+
+    def read(self, n=-1):
+        if self._ended:
+            return b""
+        data, self._left = (self._left or self._src.read(n)), b""
+        if n is not None and 0 <= n < len(data):
+            data, self._left = data[:n], data[n:]
+        if not data:
+            return b""
+        end = self._scan.feed(memoryview(data))
+        if end is not None:
+            data, self._left = data[:end], data[end:] + self._left
+            self._ended = True
+        return data
+
+    def next_frame(self):
+        """Start on the next frame; False if the input has ended."""
+        if not self._left:
+            self._left = self._src.read()
+            if not self._left:
+                return False
+        self._scan = _FrameScanner()
+        self._ended = False
+        return True
 
 
 class _PushedReader:
