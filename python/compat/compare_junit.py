@@ -1,8 +1,8 @@
-"""Compare two pytest JUnit reports of the same tests: the baseline
-(python-lz4) and lzkit's. Prints the counts; exits 1 if a test passing in
-the baseline does not pass for lzkit and is not listed (with its reason)
-in the known-failures file, or if a listed test now passes (the list is
-then out of date)."""
+"""Compare two pytest JUnit reports of the same tests: the baseline (the
+package named by the fourth argument, python-lz4 by default) and lzkit's.
+Prints the counts; exits 1 if a test passing in the baseline does not
+pass for lzkit and is not listed (with its reason) in the known-failures
+file, or if a listed test now passes (the list is then out of date)."""
 
 import sys
 import xml.etree.ElementTree as ET
@@ -33,21 +33,21 @@ def known(path):
     return ids
 
 
-def main(baseline_path, lzkit_path, known_path):
+def main(baseline_path, lzkit_path, known_path, baseline="python-lz4"):
     base, ours, listed = outcomes(baseline_path), outcomes(lzkit_path), known(known_path)
     passing = [t for t, o in base.items() if o == "passed"]
     missed = [t for t in passing if ours.get(t) != "passed"]
     unlisted = [t for t in missed if t not in listed]
     stale = [t for t in listed if ours.get(t) == "passed"]
-    print(f"python-lz4 passes {len(passing)} of {len(base)}; lzkit passes "
+    print(f"{baseline} passes {len(passing)} of {len(base)}; lzkit passes "
           f"{len(passing) - len(missed)} of those ({len(missed)} listed or not, "
           f"{len(listed)} listed as known)")
     for t in unlisted:
-        print(f"  FAILS for lzkit, passes for python-lz4, not listed: {t}")
+        print(f"  FAILS for lzkit, passes for {baseline}, not listed: {t}")
     for t in stale:
         print(f"  listed as failing but passes now (remove it): {t}")
     return 1 if unlisted or stale else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:4]))
+    sys.exit(main(*sys.argv[1:5]))

@@ -29,6 +29,7 @@ mod recompress;
 mod root;
 mod split;
 mod zstd;
+mod zstd_push;
 
 /// The native module: each file's functions and classes, and the version.
 #[pymodule(gil_used = false)]
@@ -36,6 +37,7 @@ fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     lz4_block::register(m)?;
     lz4_frame::register(m)?;
     zstd::register(m)?;
+    zstd_push::register(m)?;
     reader::register(m)?;
     recompress::register(m)?;
     split::register(m)?;

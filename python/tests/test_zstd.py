@@ -46,9 +46,15 @@ def test_stream_reader():
 
 def test_limits_and_errors():
     packed = zstd.compress(DATA)
-    with pytest.raises(zstd.ZstdError):
-        zstd.decompress(packed, max_output_size=1000)
+    # As python-zstandard: a frame that states its content size is decoded
+    # to that size, whatever max_output_size says (it limits frames that
+    # state none).
+    assert zstd.decompress(packed, max_output_size=1000) == DATA
     assert zstd.decompress(packed, max_output_size=len(DATA)) == DATA
+    unsized = zstd.ZstdCompressor(write_content_size=False).compress(DATA)
+    with pytest.raises(zstd.ZstdError, match="did not decompress full frame"):
+        zstd.decompress(unsized, max_output_size=1000)
+    assert zstd.decompress(unsized, max_output_size=len(DATA)) == DATA
     for bad in [packed[:-3], b"not zstd at all", packed[:5]]:
         with pytest.raises(zstd.ZstdError):
             zstd.decompress(bad)
@@ -95,12 +101,19 @@ def test_a_frame_without_content_size_needs_max_output_size():
         assert decompress(frame, max_output_size=1 << 30) == b"a" * (1 << 20)
         with pytest.raises(zstd.ZstdError):
             decompress(frame, max_output_size=(1 << 20) - 1)
-    # Several frames: every one must say its size.
+    # Several frames: decompress() decodes the first, as python-zstandard;
+    # read_across_frames=True all of them (python-zstandard refuses it).
     sized = zstd.compress(b"sized")
-    with pytest.raises(zstd.ZstdError, match="content size"):
-        zstd.decompress(sized + frame)
-    assert zstd.decompress(sized + frame, max_output_size=2 << 20) == b"sized" + b"a" * (1 << 20)
-    assert zstd.decompress(sized + sized) == b"sizedsized"
+    assert zstd.decompress(sized + frame) == b"sized"
+    assert zstd.decompress(sized + sized) == b"sized"
+    with pytest.raises(zstd.ZstdError, match="could not determine content size"):
+        zstd.decompress(frame + sized)
+    d = zstd.ZstdDecompressor()
+    with pytest.raises(zstd.ZstdError, match="unused data"):
+        d.decompress(sized + frame, allow_extra_data=False)
+    assert d.decompress(sized + frame, read_across_frames=True) == b"sized" + b"a" * (1 << 20)
+    with pytest.raises(zstd.ZstdError, match="did not decompress full frame"):
+        d.decompress(sized + frame, read_across_frames=True, max_output_size=1 << 20)
     # The stream reader decodes it whatever its size.
     assert zstd.ZstdDecompressor().stream_reader(frame).read() == b"a" * (1 << 20)
 
@@ -203,3 +216,252 @@ def test_a_claimed_size_is_never_allocated():
     for line in lines:
         assert "content size mismatch" in line and "1073741824" in line, line
         assert "memory" not in line.lower(), line
+
+
+# -- python-zstandard's API ---------------------------------------------------
+
+def test_defaults_are_python_zstandards():
+    frame = zstd.compress(b"foobar")
+    p = zstd.get_frame_parameters(frame)
+    assert (p.content_size, p.has_checksum, p.dict_id) == (6, False, 0)
+    assert zstd.frame_content_size(frame) == 6
+    assert zstd.frame_header_size(frame) == 6
+    unsized = zstd.ZstdCompressor(write_content_size=False, write_checksum=True).compress(b"foobar")
+    p = zstd.get_frame_parameters(unsized)
+    assert p.content_size == zstd.CONTENTSIZE_UNKNOWN and p.has_checksum
+    assert zstd.frame_content_size(unsized) == -1
+    for bad, fn in [(b"", zstd.get_frame_parameters), (b"foobarbaz", zstd.get_frame_parameters),
+                    (b"ab", zstd.frame_content_size), (b"ab", zstd.frame_header_size)]:
+        with pytest.raises(zstd.ZstdError):
+            fn(bad)
+    with pytest.raises(ValueError):
+        zstd.ZstdCompressor(level=23)
+
+
+def test_compressobj_and_decompressobj_piecewise():
+    cobj = zstd.ZstdCompressor(level=5).compressobj()
+    parts = [cobj.compress(DATA[i:i + 7919]) for i in range(0, len(DATA), 7919)]
+    parts.append(cobj.flush(zstd.COMPRESSOBJ_FLUSH_BLOCK))
+    parts.append(cobj.flush())
+    with pytest.raises(zstd.ZstdError, match="already finished"):
+        cobj.flush()
+    frame = b"".join(parts)
+    assert zstd.frame_content_size(frame) == -1
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    out = [dobj.decompress(frame[i:i + 1000]) for i in range(0, len(frame), 1000)]
+    assert b"".join(out) == DATA and dobj.eof
+    # What follows the frame is unused_data; with read_across_frames, the
+    # next frames are decoded too.
+    two = zstd.compress(b"one") + zstd.compress(b"two")
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    assert dobj.decompress(two + b"tail") == b"one"
+    assert dobj.unused_data == zstd.compress(b"two") + b"tail"
+    with pytest.raises(zstd.ZstdError, match="multiple times"):
+        dobj.decompress(b"x")
+    assert zstd.ZstdDecompressor().decompressobj(read_across_frames=True).decompress(two) == b"onetwo"
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdDecompressor().decompressobj().decompress(b"not a zstd frame")
+
+
+def test_content_size_is_enforced_when_pledged():
+    cobj = zstd.ZstdCompressor().compressobj(size=2)
+    with pytest.raises(zstd.ZstdError, match="Src size is incorrect"):
+        cobj.compress(b"foo")
+        cobj.flush()
+
+
+def test_stream_writers_both_ways():
+    sink = io.BytesIO()
+    with zstd.ZstdCompressor(write_checksum=True).stream_writer(sink, closefd=False) as w:
+        for i in range(0, len(DATA), 65536):
+            assert w.write(DATA[i:i + 65536]) == len(DATA[i:i + 65536])
+        w.flush()
+        assert w.tell() == sink.tell()
+    frame = sink.getvalue()
+    assert zstd.get_frame_parameters(frame).has_checksum
+    out = io.BytesIO()
+    with zstd.ZstdDecompressor().stream_writer(out, closefd=False) as w:
+        for i in range(0, len(frame), 333):
+            w.write(frame[i:i + 333])
+    assert out.getvalue() == DATA
+    # A corrupted frame raises, through the writer too.
+    bad = bytearray(frame)
+    bad[len(bad) // 2] ^= 0xFF
+    with pytest.raises(zstd.ZstdError):
+        with zstd.ZstdDecompressor().stream_writer(io.BytesIO()) as w:
+            w.write(bytes(bad))
+
+
+def test_read_to_iter_copy_stream_and_stream_reader():
+    c = zstd.ZstdCompressor(level=1)
+    frame = b"".join(c.read_to_iter(io.BytesIO(DATA), read_size=10000, write_size=5000))
+    assert zstd.decompress(frame, max_output_size=len(DATA)) == DATA
+    chunks = list(zstd.ZstdDecompressor().read_to_iter(frame, write_size=4096))
+    assert all(len(x) <= 4096 for x in chunks) and b"".join(chunks) == DATA
+    dst = io.BytesIO()
+    assert c.copy_stream(io.BytesIO(DATA), dst) == (len(DATA), len(dst.getvalue()))
+    back = io.BytesIO()
+    assert zstd.ZstdDecompressor().copy_stream(io.BytesIO(dst.getvalue()), back) == (len(dst.getvalue()), len(DATA))
+    assert back.getvalue() == DATA
+    with zstd.ZstdDecompressor().stream_reader(dst.getvalue()) as r:
+        r.seek(1000)
+        assert r.read(10) == DATA[1000:1010] and r.tell() == 1010
+        with pytest.raises(OSError, match="backwards"):
+            r.seek(0)
+    with pytest.raises(ValueError, match="stream is closed"):
+        r.read(1)
+    with pytest.raises(zstd.ZstdError, match="Unknown frame descriptor"):
+        list(zstd.ZstdDecompressor().read_to_iter(b"foobar"))
+
+
+def test_dictionaries_and_content_dict_chains():
+    samples = [b"foo" * 64, b"bar" * 64, b"foobar" * 64] * 128
+    d = zstd.train_dictionary(1024, samples, dict_id=42)
+    assert d.dict_id() == 42 and len(d) <= 1024
+    frame = zstd.ZstdCompressor(level=1, dict_data=d).compress(b"foobarfoobar" * 10)
+    assert zstd.get_frame_parameters(frame).dict_id == 42
+    assert zstd.ZstdDecompressor(dict_data=d).decompress(frame) == b"foobarfoobar" * 10
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdDecompressor().decompress(frame)
+    chain = [zstd.compress(b"first")]
+    prev = b"first"
+    for text in [b"first and second", b"first and second and third"]:
+        cd = zstd.ZstdCompressionDict(prev, dict_type=zstd.DICT_TYPE_RAWCONTENT)
+        chain.append(zstd.ZstdCompressor(dict_data=cd).compress(text))
+        prev = text
+    assert zstd.ZstdDecompressor().decompress_content_dict_chain(chain) == prev
+
+
+def test_magicless_frames_and_parameters():
+    params = zstd.ZstdCompressionParameters.from_level(3, format=zstd.FORMAT_ZSTD1_MAGICLESS)
+    assert params.window_log > 0
+    frame = zstd.ZstdCompressor(compression_params=params).compress(DATA)
+    assert not frame.startswith(zstd.FRAME_HEADER)
+    assert zstd.ZstdDecompressor(format=zstd.FORMAT_ZSTD1_MAGICLESS).decompress(frame) == DATA
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdDecompressor().decompress(frame)
+    with pytest.raises(ValueError):
+        zstd.ZstdCompressor(compression_params=params, write_checksum=True)
+    with pytest.raises(zstd.ZstdError):
+        zstd.ZstdCompressionParameters(window_log=64)
+
+
+def test_frames_made_by_python_zstandard_and_for_it():
+    zstandard = pytest.importorskip("zstandard")
+    for level in [1, 3, 19]:
+        for kw in [{}, {"write_checksum": True}, {"write_content_size": False}]:
+            ours = zstd.ZstdCompressor(level=level, **kw).compress(DATA)
+            theirs = zstandard.ZstdCompressor(level=level, **kw).compress(DATA)
+            assert ours == theirs
+            assert zstd.decompress(theirs, max_output_size=len(DATA)) == DATA
+    cobj = zstandard.ZstdCompressor().compressobj()
+    streamed = cobj.compress(DATA) + cobj.flush()
+    assert b"".join(zstd.ZstdDecompressor().read_to_iter(streamed)) == DATA
+    ours = zstd.ZstdCompressor().compressobj()
+    assert zstandard.ZstdDecompressor().decompressobj().decompress(ours.compress(DATA) + ours.flush()) == DATA
+
+
+def test_hostile_input_to_the_incremental_paths_raises_zstd_error_only():
+    rng = random.Random(11)
+    packed = zstd.ZstdCompressor(write_checksum=True).compress(DATA[:30_000])
+    for _ in range(500):
+        src = bytearray(packed)
+        for _ in range(rng.randint(1, 4)):
+            src[rng.randrange(len(src))] ^= 1 << rng.randrange(8)
+        src = bytes(src[:rng.randint(0, len(src))])
+        for call in (
+            lambda: zstd.ZstdDecompressor().decompressobj().decompress(src),
+            lambda: zstd.ZstdDecompressor().decompress(src, max_output_size=1 << 20),
+            lambda: b"".join(zstd.ZstdDecompressor().read_to_iter(src)),
+            lambda: zstd.get_frame_parameters(src),
+        ):
+            try:
+                call()
+            except zstd.ZstdError:
+                pass
+
+
+def test_decompressobj_hands_out_each_flushed_block_at_once():
+    """A flushed block decodes as soon as it has arrived whole (a stream
+    protocol that flushes must see its data before the frame ends)."""
+    cobj = zstd.ZstdCompressor(write_checksum=True).compressobj()
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    w = zstd.ZstdDecompressor().stream_writer(io.BytesIO(), closefd=False)
+    sink = w._writer
+    seen = b""
+    for i in range(0, 200_000, 20_000):
+        piece = DATA[i:i + 20_000]
+        chunk = cobj.compress(piece) + cobj.flush(zstd.COMPRESSOBJ_FLUSH_BLOCK)
+        # Given in two parts: nothing of a block before it is whole.
+        half = len(chunk) // 2
+        got = dobj.decompress(chunk[:half]) + dobj.decompress(chunk[half:])
+        assert got == piece
+        w.write(chunk)
+        seen += piece
+        assert sink.getvalue() == seen
+    assert dobj.decompress(cobj.flush()) == b"" and dobj.eof
+    # Input cut inside a block: nothing, then the error at the end of the
+    # data (never a hang).
+    frame = zstd.compress(DATA)
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    assert len(dobj.decompress(frame[:100])) < len(DATA)
+    bad = bytearray(frame[100:])
+    bad[50] ^= 0xFF
+    with pytest.raises(zstd.ZstdError):
+        dobj.decompress(bytes(bad))
+
+
+def test_compressors_and_decompressobjs_move_between_threads():
+    """As python-zstandard's: made on one thread, used on another."""
+    import concurrent.futures
+    c = zstd.ZstdCompressor(level=3)
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        frame = pool.submit(c.compress, DATA).result()
+        assert pool.submit(dobj.decompress, frame).result() == DATA
+    assert c.compress(DATA) == frame
+
+
+def test_stream_reader_with_a_dictionary():
+    samples = [b"foo" * 64, b"bar" * 64, b"foobar" * 64] * 128
+    d = zstd.train_dictionary(2048, samples)
+    frame = zstd.ZstdCompressor(dict_data=d, write_content_size=False).compress(DATA)
+    dec = zstd.ZstdDecompressor(dict_data=d)
+    with dec.stream_reader(io.BytesIO(frame)) as r:
+        assert r.read(5) == DATA[:5]
+        assert r.read() == DATA[5:]
+    with pytest.raises(zstd.ZstdError):
+        dec.stream_reader(frame[:-10]).read()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork()")
+def test_a_decompressobj_from_before_a_fork_raises_in_the_child():
+    import os
+    frame = zstd.compress(DATA)
+    dobj = zstd.ZstdDecompressor().decompressobj()
+    assert dobj.decompress(frame[:10]) == b""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            dobj.decompress(frame[10:])
+            code = 1
+        except zstd.ZstdError as e:
+            code = 0 if "fork" in str(e) else 2
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert dobj.decompress(frame[10:]) == DATA
+
+
+def test_stream_reader_reads_end_at_frame_ends_unless_across():
+    skippable = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"xyz"
+    data = zstd.compress(b"foo") + skippable + zstd.compress(b"bar") + skippable
+    d = zstd.ZstdDecompressor()
+    r = d.stream_reader(io.BytesIO(data))
+    assert [r.read(2), r.read(2), r.read(2), r.read(2), r.read(2)] == [b"fo", b"o", b"ba", b"r", b""]
+    assert d.stream_reader(data, read_across_frames=True).read(100) == b"foobar"
+    assert d.stream_reader(data).read() == b"foobar"
+    with pytest.raises(zstd.ZstdError):
+        d.stream_reader(data + b"garbage!").read()

@@ -65,14 +65,14 @@ class _ZstdWriter(io.RawIOBase):
             self._buf += view
             n = view.nbytes
         while len(self._buf) >= self.CHUNK:
-            self._f.write(_zstd.compress(bytes(self._buf[:self.CHUNK]), level=self._level))
+            self._f.write(_zstd.compress(bytes(self._buf[:self.CHUNK]), level=self._level, checksum=True))
             del self._buf[:self.CHUNK]
         return n
 
     def close(self):
         if not self.closed:
             if self._buf:
-                self._f.write(_zstd.compress(bytes(self._buf), level=self._level))
+                self._f.write(_zstd.compress(bytes(self._buf), level=self._level, checksum=True))
                 self._buf.clear()
             self._f.flush()
         super().close()
