@@ -195,15 +195,7 @@ impl Filter {
     /// is left untouched).
     pub fn encode_into(&self, src: &[u8], dst: &mut [u8]) -> Result<(), FilterError> {
         check_lengths(src, dst)?;
-        simd::run(|| match (self.kind, self.width) {
-            (FilterKind::Shuffle, 2) => shuffle::encode::<2>(src, dst),
-            (FilterKind::Shuffle, 4) => shuffle::encode::<4>(src, dst),
-            (FilterKind::Shuffle, _) => shuffle::encode::<8>(src, dst),
-            (FilterKind::Delta, 1) => delta::d1::encode(src, dst),
-            (FilterKind::Delta, 2) => delta::d2::encode(src, dst),
-            (FilterKind::Delta, 4) => delta::d4::encode(src, dst),
-            (FilterKind::Delta, _) => delta::d8::encode(src, dst),
-        });
+        simd::run(*self, Direction::Encode, src, dst);
         Ok(())
     }
 
@@ -215,15 +207,7 @@ impl Filter {
     /// is left untouched).
     pub fn decode_into(&self, src: &[u8], dst: &mut [u8]) -> Result<(), FilterError> {
         check_lengths(src, dst)?;
-        simd::run(|| match (self.kind, self.width) {
-            (FilterKind::Shuffle, 2) => shuffle::decode::<2>(src, dst),
-            (FilterKind::Shuffle, 4) => shuffle::decode::<4>(src, dst),
-            (FilterKind::Shuffle, _) => shuffle::decode::<8>(src, dst),
-            (FilterKind::Delta, 1) => delta::d1::decode_blocked(src, dst),
-            (FilterKind::Delta, 2) => delta::d2::decode_blocked(src, dst),
-            (FilterKind::Delta, 4) => delta::d4::decode(src, dst),
-            (FilterKind::Delta, _) => delta::d8::decode(src, dst),
-        });
+        simd::run(*self, Direction::Decode, src, dst);
         Ok(())
     }
 
@@ -272,46 +256,91 @@ impl fmt::Display for Filter {
     }
 }
 
+/// Which way a filter runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Encode,
+    Decode,
+}
+
+/// The kernel of `filter` in `direction` on `src` into `dst` (of the same
+/// length), in the form that vectorizes best with 128-bit vectors
+/// (`WIDE == false`) or with 256-bit and wider ones (see [`shuffle`]).
+#[inline(always)]
+fn kernel<const WIDE: bool>(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
+    use Direction::{Decode, Encode};
+    use FilterKind::{Delta, Shuffle};
+    match (filter.kind, filter.width, direction) {
+        (Shuffle, 2, Encode) => shuffle::words::encode2(src, dst),
+        (Shuffle, 2, Decode) => shuffle::words::decode2(src, dst),
+        (Shuffle, 4, Encode) if WIDE => shuffle::encode::<4>(src, dst),
+        (Shuffle, 4, Decode) if WIDE => shuffle::decode::<4>(src, dst),
+        (Shuffle, 4, Encode) => shuffle::words::encode4(src, dst),
+        (Shuffle, 4, Decode) => shuffle::words::decode4(src, dst),
+        (Shuffle, _, Encode) if WIDE => shuffle::encode::<8>(src, dst),
+        (Shuffle, _, Decode) if WIDE => shuffle::decode::<8>(src, dst),
+        (Shuffle, _, Encode) => shuffle::words::encode8(src, dst),
+        (Shuffle, _, Decode) => shuffle::words::decode8(src, dst),
+        (Delta, 1, Encode) => delta::d1::encode(src, dst),
+        (Delta, 2, Encode) => delta::d2::encode(src, dst),
+        (Delta, 4, Encode) => delta::d4::encode(src, dst),
+        (Delta, _, Encode) => delta::d8::encode(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Delta, 1, Decode) => delta::sse2::decode1(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Delta, 2, Decode) => delta::sse2::decode2(src, dst),
+        #[cfg(not(target_arch = "x86_64"))]
+        (Delta, 1, Decode) => delta::d1::decode(src, dst),
+        #[cfg(not(target_arch = "x86_64"))]
+        (Delta, 2, Decode) => delta::d2::decode(src, dst),
+        (Delta, 4, Decode) => delta::d4::decode(src, dst),
+        (Delta, _, Decode) => delta::d8::decode(src, dst),
+    }
+}
+
 /// The kernels compiled for the widest vectors the CPU has.
 mod simd {
-    /// Run `f` (whose kernels are `#[inline(always)]`) compiled for
-    /// AVX-512 or AVX2 where the CPU has them, else for the baseline.
+    use super::{Direction, Filter, kernel};
+
+    /// [`kernel`] compiled for AVX-512 or AVX2 where the CPU has them,
+    /// else for the target's baseline.
     #[inline(always)]
-    pub(super) fn run(f: impl FnOnce()) {
+    pub(super) fn run(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
         {
             use crate::cpu::{Isa, has};
             if has(Isa::Avx512Vbmi) {
                 // SAFETY: `avx512` requires AVX-512 F, BW and VBMI, which
                 // `Isa::Avx512Vbmi` detected.
-                return unsafe { avx512(f) };
+                return unsafe { avx512(filter, direction, src, dst) };
             }
             if has(Isa::Avx2) {
                 // SAFETY: `avx2` requires AVX2, which was just detected.
-                return unsafe { avx2(f) };
+                return unsafe { avx2(filter, direction, src, dst) };
             }
         }
-        f()
+        kernel::<false>(filter, direction, src, dst)
     }
 
-    /// `f()` in a function compiled with AVX2.
+    /// [`kernel`] compiled with AVX2. (A closure passed in would not do:
+    /// it is compiled once, without the target features.)
     ///
     /// # Safety
     /// The CPU supports AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2(f: impl FnOnce()) {
-        f()
+    unsafe fn avx2(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
+        kernel::<true>(filter, direction, src, dst)
     }
 
-    /// `f()` in a function compiled with AVX-512 F, BW and VBMI.
+    /// [`kernel`] compiled with AVX-512 F, BW and VBMI.
     ///
     /// # Safety
     /// The CPU supports AVX-512 F, BW and VBMI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn avx512(f: impl FnOnce()) {
-        f()
+    unsafe fn avx512(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
+        kernel::<true>(filter, direction, src, dst)
     }
 }
 

@@ -68,29 +68,63 @@ fn ref_decode(f: Filter, src: &[u8]) -> Vec<u8> {
     }
 }
 
-/// The kernels called directly, compiled for the baseline target (not
-/// through the run-time choice of [`simd::run`]).
-fn baseline(f: Filter, decode: bool, src: &[u8]) -> Vec<u8> {
-    let mut dst = vec![0xA5; src.len()];
-    let d = &mut dst[..];
-    match (f.kind(), f.width(), decode) {
-        (FilterKind::Shuffle, 2, false) => shuffle::encode::<2>(src, d),
-        (FilterKind::Shuffle, 4, false) => shuffle::encode::<4>(src, d),
-        (FilterKind::Shuffle, 8, false) => shuffle::encode::<8>(src, d),
-        (FilterKind::Shuffle, 2, true) => shuffle::decode::<2>(src, d),
-        (FilterKind::Shuffle, 4, true) => shuffle::decode::<4>(src, d),
-        (FilterKind::Shuffle, 8, true) => shuffle::decode::<8>(src, d),
-        (FilterKind::Delta, 1, false) => delta::d1::encode(src, d),
-        (FilterKind::Delta, 2, false) => delta::d2::encode(src, d),
-        (FilterKind::Delta, 4, false) => delta::d4::encode(src, d),
-        (FilterKind::Delta, 8, false) => delta::d8::encode(src, d),
-        (FilterKind::Delta, 1, true) => delta::d1::decode_blocked(src, d),
-        (FilterKind::Delta, 2, true) => delta::d2::decode_blocked(src, d),
-        (FilterKind::Delta, 4, true) => delta::d4::decode(src, d),
-        (FilterKind::Delta, 8, true) => delta::d8::decode(src, d),
+/// Every kernel of `f`, called directly (compiled for the baseline
+/// target, not through the run-time choice of [`simd::run`]), each with
+/// its output.
+fn kernels(f: Filter, direction: Direction, src: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    type Kernel = fn(&[u8], &mut [u8]);
+    let mut all: Vec<(&'static str, Kernel)> = Vec::new();
+    use Direction::{Decode, Encode};
+    match (f.kind(), f.width(), direction) {
+        (FilterKind::Shuffle, 2, Encode) => {
+            all.push(("transpose", shuffle::encode::<2>));
+            all.push(("words", shuffle::words::encode2));
+        }
+        (FilterKind::Shuffle, 4, Encode) => {
+            all.push(("transpose", shuffle::encode::<4>));
+            all.push(("words", shuffle::words::encode4));
+        }
+        (FilterKind::Shuffle, 8, Encode) => {
+            all.push(("transpose", shuffle::encode::<8>));
+            all.push(("words", shuffle::words::encode8));
+        }
+        (FilterKind::Shuffle, 2, Decode) => {
+            all.push(("transpose", shuffle::decode::<2>));
+            all.push(("words", shuffle::words::decode2));
+        }
+        (FilterKind::Shuffle, 4, Decode) => {
+            all.push(("transpose", shuffle::decode::<4>));
+            all.push(("words", shuffle::words::decode4));
+        }
+        (FilterKind::Shuffle, 8, Decode) => {
+            all.push(("transpose", shuffle::decode::<8>));
+            all.push(("words", shuffle::words::decode8));
+        }
+        (FilterKind::Delta, 1, Encode) => all.push(("scalar", delta::d1::encode)),
+        (FilterKind::Delta, 2, Encode) => all.push(("scalar", delta::d2::encode)),
+        (FilterKind::Delta, 4, Encode) => all.push(("scalar", delta::d4::encode)),
+        (FilterKind::Delta, 8, Encode) => all.push(("scalar", delta::d8::encode)),
+        (FilterKind::Delta, 1, Decode) => {
+            all.push(("scalar", delta::d1::decode));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", delta::sse2::decode1));
+        }
+        (FilterKind::Delta, 2, Decode) => {
+            all.push(("scalar", delta::d2::decode));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", delta::sse2::decode2));
+        }
+        (FilterKind::Delta, 4, Decode) => all.push(("scalar", delta::d4::decode)),
+        (FilterKind::Delta, 8, Decode) => all.push(("scalar", delta::d8::decode)),
         other => unreachable!("{other:?}"),
     }
-    dst
+    all.into_iter()
+        .map(|(name, k)| {
+            let mut dst = vec![0xA5; src.len()];
+            k(src, &mut dst);
+            (name, dst)
+        })
+        .collect()
 }
 
 /// Deterministic bytes (xorshift64*).
@@ -167,8 +201,9 @@ fn empty_input() {
     }
 }
 
-/// The fast paths (the run-time choice and the baseline build) against
-/// the references, at lengths around the blocks of every kernel.
+/// The fast paths (the run-time choice, and every kernel as built for the
+/// baseline) against the references, at every length up to 300 (the
+/// blocks are 16 and 32 elements) and around larger powers of two.
 #[test]
 fn fast_paths_match_reference() {
     let mut lens: Vec<usize> = (0..300).collect();
@@ -180,18 +215,14 @@ fn fast_paths_match_reference() {
             let src = noise(len, len as u64 * 31 + f.width() as u64);
             let want = ref_encode(f, &src);
             assert_eq!(f.encode(&src), want, "{f} encode len {len}");
-            assert_eq!(
-                baseline(f, false, &src),
-                want,
-                "{f} baseline encode len {len}"
-            );
+            for (name, got) in kernels(f, Direction::Encode, &src) {
+                assert_eq!(got, want, "{f} {name} encode len {len}");
+            }
             let want = ref_decode(f, &src);
             assert_eq!(f.decode(&src), want, "{f} decode len {len}");
-            assert_eq!(
-                baseline(f, true, &src),
-                want,
-                "{f} baseline decode len {len}"
-            );
+            for (name, got) in kernels(f, Direction::Decode, &src) {
+                assert_eq!(got, want, "{f} {name} decode len {len}");
+            }
         }
     }
 }
