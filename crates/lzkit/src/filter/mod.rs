@@ -329,7 +329,7 @@ mod simd {
     /// The CPU supports AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
+    pub(super) unsafe fn avx2(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
         kernel::<true>(filter, direction, src, dst)
     }
 
@@ -339,7 +339,7 @@ mod simd {
     /// The CPU supports AVX-512 F, BW and VBMI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn avx512(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
+    pub(super) unsafe fn avx512(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
         kernel::<true>(filter, direction, src, dst)
     }
 }
