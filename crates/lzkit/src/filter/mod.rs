@@ -29,8 +29,9 @@
 //!
 //! The filters are safe on any input: any length, including 0 and lengths
 //! that are no multiple of the element width. They are written in safe
-//! Rust that the compiler vectorizes; on x86-64 the same code is also
-//! compiled for AVX2 and AVX-512 and chosen at run time.
+//! Rust that the compiler vectorizes, and on x86-64 with SSE2 intrinsics
+//! where the compiler did not do as well; on x86-64 the kernels are also
+//! compiled for AVX2 and AVX-512, chosen at run time.
 
 use std::fmt;
 use std::str::FromStr;
@@ -263,22 +264,48 @@ enum Direction {
     Decode,
 }
 
+/// [`kernel`] compiled for the target's baseline.
+const BASELINE: u8 = 0;
+/// [`kernel`] compiled with AVX2.
+const AVX2: u8 = 1;
+/// [`kernel`] compiled with AVX-512.
+const AVX512: u8 = 2;
+
 /// The kernel of `filter` in `direction` on `src` into `dst` (of the same
-/// length), in the form that vectorizes best with 128-bit vectors
-/// (`WIDE == false`) or with 256-bit and wider ones (see [`shuffle`]).
+/// length), in the form that is fastest when compiled for `LEVEL`
+/// ([`BASELINE`], [`AVX2`], [`AVX512`]; see [`shuffle`] for the forms).
 #[inline(always)]
-fn kernel<const WIDE: bool>(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
+fn kernel<const LEVEL: u8>(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
     use Direction::{Decode, Encode};
     use FilterKind::{Delta, Shuffle};
+    #[cfg(target_arch = "x86_64")]
+    let sse2 = LEVEL == BASELINE || (LEVEL == AVX2 && filter.width == 8);
+    #[cfg(not(target_arch = "x86_64"))]
+    let sse2 = false;
+    // The byte transpose in plain Rust, for widths 4 and 8 with AVX2 and
+    // AVX-512; otherwise the integer form.
+    let transpose = LEVEL != BASELINE && filter.width != 2;
     match (filter.kind, filter.width, direction) {
+        #[cfg(target_arch = "x86_64")]
+        (Shuffle, 2, Encode) if sse2 => shuffle::sse2::encode::<2>(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Shuffle, 2, Decode) if sse2 => shuffle::sse2::decode::<2>(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Shuffle, 4, Encode) if sse2 => shuffle::sse2::encode::<4>(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Shuffle, 4, Decode) if sse2 => shuffle::sse2::decode::<4>(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Shuffle, _, Encode) if sse2 => shuffle::sse2::encode::<8>(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        (Shuffle, _, Decode) if sse2 => shuffle::sse2::decode::<8>(src, dst),
         (Shuffle, 2, Encode) => shuffle::words::encode2(src, dst),
         (Shuffle, 2, Decode) => shuffle::words::decode2(src, dst),
-        (Shuffle, 4, Encode) if WIDE => shuffle::encode::<4>(src, dst),
-        (Shuffle, 4, Decode) if WIDE => shuffle::decode::<4>(src, dst),
+        (Shuffle, 4, Encode) if transpose => shuffle::encode::<4>(src, dst),
+        (Shuffle, 4, Decode) if transpose => shuffle::decode::<4>(src, dst),
         (Shuffle, 4, Encode) => shuffle::words::encode4(src, dst),
         (Shuffle, 4, Decode) => shuffle::words::decode4(src, dst),
-        (Shuffle, _, Encode) if WIDE => shuffle::encode::<8>(src, dst),
-        (Shuffle, _, Decode) if WIDE => shuffle::decode::<8>(src, dst),
+        (Shuffle, _, Encode) if transpose => shuffle::encode::<8>(src, dst),
+        (Shuffle, _, Decode) if transpose => shuffle::decode::<8>(src, dst),
         (Shuffle, _, Encode) => shuffle::words::encode8(src, dst),
         (Shuffle, _, Decode) => shuffle::words::decode8(src, dst),
         (Delta, 1, Encode) => delta::d1::encode(src, dst),
@@ -300,7 +327,7 @@ fn kernel<const WIDE: bool>(filter: Filter, direction: Direction, src: &[u8], ds
 
 /// The kernels compiled for the widest vectors the CPU has.
 mod simd {
-    use super::{Direction, Filter, kernel};
+    use super::{BASELINE, Direction, Filter, kernel};
 
     /// [`kernel`] compiled for AVX-512 or AVX2 where the CPU has them,
     /// else for the target's baseline.
@@ -319,7 +346,7 @@ mod simd {
                 return unsafe { avx2(filter, direction, src, dst) };
             }
         }
-        kernel::<false>(filter, direction, src, dst)
+        kernel::<BASELINE>(filter, direction, src, dst)
     }
 
     /// [`kernel`] compiled with AVX2. (A closure passed in would not do:
@@ -330,7 +357,7 @@ mod simd {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn avx2(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
-        kernel::<true>(filter, direction, src, dst)
+        kernel::<{ super::AVX2 }>(filter, direction, src, dst)
     }
 
     /// [`kernel`] compiled with AVX-512 F, BW and VBMI.
@@ -340,7 +367,7 @@ mod simd {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     pub(super) unsafe fn avx512(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
-        kernel::<true>(filter, direction, src, dst)
+        kernel::<{ super::AVX512 }>(filter, direction, src, dst)
     }
 }
 

@@ -79,26 +79,38 @@ fn kernels(f: Filter, direction: Direction, src: &[u8]) -> Vec<(&'static str, Ve
         (FilterKind::Shuffle, 2, Encode) => {
             all.push(("transpose", shuffle::encode::<2>));
             all.push(("words", shuffle::words::encode2));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", shuffle::sse2::encode::<2>));
         }
         (FilterKind::Shuffle, 4, Encode) => {
             all.push(("transpose", shuffle::encode::<4>));
             all.push(("words", shuffle::words::encode4));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", shuffle::sse2::encode::<4>));
         }
         (FilterKind::Shuffle, 8, Encode) => {
             all.push(("transpose", shuffle::encode::<8>));
             all.push(("words", shuffle::words::encode8));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", shuffle::sse2::encode::<8>));
         }
         (FilterKind::Shuffle, 2, Decode) => {
             all.push(("transpose", shuffle::decode::<2>));
             all.push(("words", shuffle::words::decode2));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", shuffle::sse2::decode::<2>));
         }
         (FilterKind::Shuffle, 4, Decode) => {
             all.push(("transpose", shuffle::decode::<4>));
             all.push(("words", shuffle::words::decode4));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", shuffle::sse2::decode::<4>));
         }
         (FilterKind::Shuffle, 8, Decode) => {
             all.push(("transpose", shuffle::decode::<8>));
             all.push(("words", shuffle::words::decode8));
+            #[cfg(target_arch = "x86_64")]
+            all.push(("sse2", shuffle::sse2::decode::<8>));
         }
         (FilterKind::Delta, 1, Encode) => all.push(("scalar", delta::d1::encode)),
         (FilterKind::Delta, 2, Encode) => all.push(("scalar", delta::d2::encode)),
@@ -413,7 +425,7 @@ fn speed() {
             Direction::Encode => f.encode_into(s, o).unwrap(),
             Direction::Decode => f.decode_into(s, o).unwrap(),
         }),
-        ("baseline", kernel::<false>),
+        ("baseline", kernel::<BASELINE>),
     ];
     #[cfg(target_arch = "x86_64")]
     {
