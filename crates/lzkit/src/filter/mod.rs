@@ -267,21 +267,24 @@ enum Direction {
 /// [`kernel`] compiled for the target's baseline.
 const BASELINE: u8 = 0;
 /// [`kernel`] compiled with AVX2.
+#[cfg(target_arch = "x86_64")]
 const AVX2: u8 = 1;
 /// [`kernel`] compiled with AVX-512.
+#[cfg(target_arch = "x86_64")]
 const AVX512: u8 = 2;
 
 /// The kernel of `filter` in `direction` on `src` into `dst` (of the same
 /// length), in the form that is fastest when compiled for `LEVEL`
-/// ([`BASELINE`], [`AVX2`], [`AVX512`]; see [`shuffle`] for the forms).
+/// ([`BASELINE`], or on x86-64 `AVX2`, `AVX512`; see [`shuffle`] for the
+/// forms).
 #[inline(always)]
 fn kernel<const LEVEL: u8>(filter: Filter, direction: Direction, src: &[u8], dst: &mut [u8]) {
     use Direction::{Decode, Encode};
     use FilterKind::{Delta, Shuffle};
+    // The SSE2 transposes on x86-64: every width for the baseline, width
+    // 8 with AVX2.
     #[cfg(target_arch = "x86_64")]
     let sse2 = LEVEL == BASELINE || (LEVEL == AVX2 && filter.width == 8);
-    #[cfg(not(target_arch = "x86_64"))]
-    let sse2 = false;
     // The byte transpose in plain Rust, for widths 4 and 8 with AVX2 and
     // AVX-512; otherwise the integer form.
     let transpose = LEVEL != BASELINE && filter.width != 2;
