@@ -10,6 +10,8 @@
 //!   the sniffer, and a decoder or encoder for each.
 //! * `recompress` (the `recompress` feature): LZ4, zstd, gzip, zlib, xz and
 //!   LZMA in, LZ4 or zstd out, in one parallel pipeline.
+//! * [`filter`]: reversible pre-filters for columns of fixed-width numbers
+//!   (byte shuffle, delta), to run before LZ4 or zstd.
 //! * [`seekable`]: seekable LZ4 and zstd files (independent frames and a
 //!   seek table that `lz4 -d` and `zstd -d` skip): writing, indexing
 //!   existing files, random and parallel reads.
@@ -24,6 +26,7 @@ pub mod adaptive;
 mod cpu;
 mod encoder;
 pub mod error;
+pub mod filter;
 pub mod format;
 mod kernels;
 pub mod lz4;
