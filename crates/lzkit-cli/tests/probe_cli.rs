@@ -229,13 +229,80 @@ fn per_file_advises_each_file() {
 }
 
 #[test]
+fn an_element_type_adds_filtered_candidates_with_their_clickhouse_codecs() {
+    let dir = TempDir::new().unwrap();
+    // A sorted 8-byte column: delta makes it small numbers.
+    let column: Vec<u8> = (0u64..40_000)
+        .flat_map(|i| (1_000_000 + i * 37).to_le_bytes())
+        .collect();
+    let path = dir.path().join("t.ts.Int64");
+    fs::write(&path, &column).unwrap();
+    let p = path.to_str().unwrap();
+    let json = |args: &[&str]| Json::parse(&stdout_of(args)).unwrap();
+    // Inferred from the name's type suffix.
+    let doc = json(&["--format=json", "--codecs", "lz4:1,9", "--no-reference", p]);
+    let c = doc.get("candidates").arr();
+    let settings: Vec<&str> = c.iter().map(|c| c.get("setting").str()).collect();
+    assert!(settings.contains(&"lz4 -1 --filter=delta8"), "{settings:?}");
+    assert!(
+        settings.contains(&"lz4 -1 --filter=shuffle8"),
+        "{settings:?}"
+    );
+    let by = |name: &str| c.iter().find(|c| c.get("setting").str() == name).unwrap();
+    assert_eq!(
+        by("lz4 -9").get("clickhouse_codec").str(),
+        "CODEC(LZ4HC(9))"
+    );
+    assert_eq!(
+        by("lz4 -1 --filter=delta8").get("clickhouse_codec").str(),
+        "CODEC(Delta(8), LZ4)"
+    );
+    assert!(matches!(
+        by("lz4 -1 --filter=shuffle8").get("clickhouse_codec"),
+        Json::Null
+    ));
+    assert_eq!(by("lz4 -1 --filter=delta8").get("filter").str(), "delta8");
+    // Every round trip was checked, and delta pays on this column.
+    assert!(
+        by("lz4 -1 --filter=delta8").get("ratio").num() > 2.0 * by("lz4 -1").get("ratio").num()
+    );
+    // --type none: no filters; --type i32 on this name: width 4.
+    let none = json(&[
+        "--format=json",
+        "--codecs",
+        "lz4:1",
+        "--type",
+        "none",
+        "--no-reference",
+        p,
+    ]);
+    assert_eq!(none.get("candidates").arr().len(), 1);
+    let i32s = json(&[
+        "--format=json",
+        "--codecs",
+        "lz4:1",
+        "--type=i32",
+        "--no-reference",
+        p,
+    ]);
+    let names: Vec<&str> = i32s
+        .get("candidates")
+        .arr()
+        .iter()
+        .map(|c| c.get("setting").str())
+        .collect();
+    assert!(names.contains(&"lz4 -1 --filter=delta4"), "{names:?}");
+    fails_with(&["--type", "i128", p], "unknown --type 'i128'");
+}
+
+#[test]
 fn csv_has_a_header_and_a_line_per_setting() {
     let (_dir, file) = dir_with_file(100_000);
     let text = stdout_of(&["--format", "csv", "--codecs", "lz4:1,9,zstd:1", &file]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "codec,level,favor_dec_speed,setting,ratio,ratio_low,ratio_high,compress_mbps,\
+        "codec,level,favor_dec_speed,setting,clickhouse_codec,ratio,ratio_low,ratio_high,compress_mbps,\
          compress_mbps_threads,\
          decompress_mbps,reference_decompress_mbps,compress_memory,decompress_memory,\
          read_mbps,write_mbps,pareto,pareto_compress,sample_bytes,blocks,recommended"

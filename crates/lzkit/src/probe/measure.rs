@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::calibrate::{self, Calibration};
 use super::report::Candidate;
-use super::{Codec, Hooks, ProbeError, Progress, Sample, Setting, Stage};
+use super::{Codec, Filter, Hooks, ProbeError, Progress, Sample, Setting, Stage};
 use crate::lz4::block;
 
 /// The LZ4 fast compressor's hash table (16 KiB at every input size; see
@@ -40,8 +40,8 @@ pub(super) struct Plan {
     pub(super) time_limit: Option<Duration>,
 }
 
-/// A compressor for one setting (one per thread).
-enum Engine {
+/// A codec's compressor for one setting.
+enum Coder {
     Lz4 {
         level: i32,
         favor_dec_speed: bool,
@@ -50,10 +50,10 @@ enum Engine {
     Zstd(Box<::zstd::bulk::Compressor<'static>>),
 }
 
-impl Engine {
-    fn new(setting: Setting) -> Result<Engine, String> {
+impl Coder {
+    fn new(setting: Setting) -> Result<Coder, String> {
         match setting.codec {
-            Codec::Lz4 => Ok(Engine::Lz4 {
+            Codec::Lz4 => Ok(Coder::Lz4 {
                 level: setting.level,
                 favor_dec_speed: setting.favor_dec_speed,
             }),
@@ -62,7 +62,7 @@ impl Engine {
             // each frame, no checksum.
             #[cfg(feature = "zstd-compress")]
             Codec::Zstd => ::zstd::bulk::Compressor::new(setting.level)
-                .map(|c| Engine::Zstd(Box::new(c)))
+                .map(|c| Coder::Zstd(Box::new(c)))
                 .map_err(|e| e.to_string()),
             #[cfg(not(feature = "zstd-compress"))]
             Codec::Zstd => Err("zstd compression needs the zstd-compress feature".into()),
@@ -83,13 +83,13 @@ impl Engine {
     /// Compress `src` into `dst` (at least [`Engine::bound`] bytes).
     fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
         match self {
-            Engine::Lz4 {
+            Coder::Lz4 {
                 level,
                 favor_dec_speed: false,
             } => block::compress_into(src, dst, *level),
-            Engine::Lz4 { level, .. } => block::compress_favor_dec_speed_into(src, dst, *level),
+            Coder::Lz4 { level, .. } => block::compress_favor_dec_speed_into(src, dst, *level),
             #[cfg(feature = "zstd-compress")]
-            Engine::Zstd(c) => return c.compress_to_buffer(src, dst).map_err(|e| e.to_string()),
+            Coder::Zstd(c) => return c.compress_to_buffer(src, dst).map_err(|e| e.to_string()),
         }
         .map_err(|e| e.to_string())
     }
@@ -98,16 +98,78 @@ impl Engine {
     /// as it is now, after compressing), known from the code for LZ4.
     fn state_bytes(&mut self) -> usize {
         match self {
-            Engine::Lz4 { level, .. } => match *level {
+            Coder::Lz4 { level, .. } => match *level {
                 ..=1 => LZ4_FAST_STATE,
                 2 => LZ4_MID_STATE,
                 3..=9 => LZ4_CHAIN_STATE,
                 _ => LZ4_OPTIMAL_STATE,
             },
             #[cfg(feature = "zstd-compress")]
-            Engine::Zstd(c) => c.context_mut().sizeof(),
+            Coder::Zstd(c) => c.context_mut().sizeof(),
         }
     }
+}
+
+/// A compressor for one setting (one per thread): its pre-filter, if any,
+/// into a buffer of its own, then the codec.
+struct Engine {
+    coder: Coder,
+    filter: Option<Filter>,
+    filtered: Vec<u8>,
+}
+
+impl Engine {
+    fn new(setting: Setting) -> Result<Engine, String> {
+        Ok(Engine {
+            coder: Coder::new(setting)?,
+            filter: setting.filter,
+            filtered: Vec::new(),
+        })
+    }
+
+    /// Bytes the output of an input of `len` bytes may take.
+    fn bound(codec: Codec, len: usize) -> usize {
+        Coder::bound(codec, len)
+    }
+
+    /// Compress `src` into `dst` (at least [`Engine::bound`] bytes).
+    fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        let Some(filter) = self.filter else {
+            return self.coder.compress(src, dst);
+        };
+        if self.filtered.len() < src.len() {
+            self.filtered.resize(src.len(), 0);
+        }
+        let filtered = &mut self.filtered[..src.len()];
+        filter
+            .encode_into(src, filtered)
+            .map_err(|e| e.to_string())?;
+        self.coder.compress(filtered, dst)
+    }
+
+    /// The compressor's state and the filter's buffer, in bytes.
+    fn state_bytes(&mut self) -> usize {
+        self.coder.state_bytes() + self.filtered.len()
+    }
+}
+
+/// Decode with `decode` and undo `filter`: decoded into `scratch` (at
+/// least `dst.len()` bytes), then filtered back into `dst`.
+fn unfiltered(
+    filter: Option<Filter>,
+    scratch: &mut [u8],
+    dst: &mut [u8],
+    decode: impl FnOnce(&mut [u8]) -> Result<usize, String>,
+) -> Result<usize, String> {
+    let Some(filter) = filter else {
+        return decode(dst);
+    };
+    let scratch = &mut scratch[..dst.len()];
+    let n = decode(scratch)?;
+    filter
+        .decode_into(&scratch[..n], &mut dst[..n])
+        .map_err(|e| e.to_string())?;
+    Ok(n)
 }
 
 /// lzkit's decoder for one stream.
@@ -187,8 +249,15 @@ pub(super) fn candidate(
         }
     };
     let mut lzkit = Decoder::new(setting.codec);
+    // A filtered setting decodes into this, then undoes the filter.
+    let mut scratch = match setting.filter {
+        Some(_) => vec![0u8; largest],
+        None => Vec::new(),
+    };
     let decompress_rate = decode_rate(sample, &compressed, plan.min_time, |src, dst| {
-        lzkit.decompress(src, dst)
+        unfiltered(setting.filter, &mut scratch, dst, |d| {
+            lzkit.decompress(src, d)
+        })
     })
     .map_err(decode_error("lzkit"))?;
     hooks.progress(step(Stage::Reference));
@@ -196,7 +265,7 @@ pub(super) fn candidate(
         None => None,
         Some(r) => Some(
             decode_rate(sample, &compressed, plan.min_time, |src, dst| {
-                r.decompress(src, dst)
+                unfiltered(setting.filter, &mut scratch, dst, |d| r.decompress(src, d))
             })
             .map_err(decode_error("reference"))?,
         ),
@@ -220,7 +289,7 @@ pub(super) fn candidate(
         decompress_mbps: decompress_rate / 1e6,
         reference_decompress_mbps: reference_rate.map(|r| r / 1e6),
         compress_memory: compress_state + Engine::bound(setting.codec, largest),
-        decompress_memory: Decoder::state_bytes(setting.codec, largest) + largest,
+        decompress_memory: Decoder::state_bytes(setting.codec, largest) + largest + scratch.len(),
         pareto: false,
         pareto_compress: false,
     };

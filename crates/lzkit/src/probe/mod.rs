@@ -95,6 +95,7 @@ mod sample;
 use std::fmt;
 use std::time::Duration;
 
+pub use crate::filter::Filter;
 pub use crate::format::Codec;
 pub use calibrate::{CALIBRATION_PRECISION, Calibration, DEFAULT_CALIBRATION};
 pub use report::{Candidate, Goal, IoRate, Recommendation, Report};
@@ -123,6 +124,9 @@ pub struct Setting {
     pub level: i32,
     /// LZ4 levels 10 to 12: lz4's `--favor-decSpeed`.
     pub favor_dec_speed: bool,
+    /// A pre-filter run on each block before compressing it, and after
+    /// decoding it ([`crate::filter`]): its cost is part of the speeds.
+    pub filter: Option<Filter>,
 }
 
 /// LZ4 settings of [`Setting::defaults`]: `--fast=8` and `--fast=2`
@@ -159,6 +163,7 @@ impl Setting {
             codec: Codec::Lz4,
             level,
             favor_dec_speed: false,
+            filter: None,
         }
     }
 
@@ -168,6 +173,7 @@ impl Setting {
             codec: Codec::Lz4,
             level,
             favor_dec_speed: true,
+            filter: None,
         }
     }
 
@@ -177,6 +183,7 @@ impl Setting {
             codec: Codec::Zstd,
             level,
             favor_dec_speed: false,
+            filter: None,
         }
     }
 
@@ -190,6 +197,46 @@ impl Setting {
         });
         let zstd = DEFAULT_ZSTD_LEVELS.iter().map(|&l| Setting::zstd(l));
         lz4.chain(zstd).filter(|s| s.check().is_ok()).collect()
+    }
+
+    /// This setting with the pre-filter `filter` before the codec.
+    ///
+    /// ```
+    /// use lzkit::filter::Filter;
+    /// use lzkit::probe::Setting;
+    /// let s = Setting::zstd(1).with_filter(Filter::parse("delta8")?);
+    /// assert_eq!(s.to_string(), "zstd -1 --filter=delta8");
+    /// assert_eq!(s.clickhouse_codec().as_deref(), Some("CODEC(Delta(8), ZSTD(1))"));
+    /// assert_eq!(Setting::lz4(9).clickhouse_codec().as_deref(), Some("CODEC(LZ4HC(9))"));
+    /// // ClickHouse has no byte shuffle and no LZ4 acceleration.
+    /// assert_eq!(Setting::lz4(1).with_filter(Filter::parse("shuffle8")?).clickhouse_codec(), None);
+    /// assert_eq!(Setting::lz4(-2).clickhouse_codec(), None);
+    /// # Ok::<(), lzkit::filter::FilterError>(())
+    /// ```
+    pub const fn with_filter(self, filter: Filter) -> Setting {
+        Setting {
+            filter: Some(filter),
+            ..self
+        }
+    }
+
+    /// The ClickHouse column codec that writes what this setting writes,
+    /// if ClickHouse has one: `CODEC(LZ4)` for LZ4 level 1, `LZ4HC(N)` for
+    /// the HC levels, `ZSTD(N)` for zstd levels 1 to 22, a `Delta(w)`
+    /// filter before them. `None` for LZ4's `--fast` levels and
+    /// `--favor-decSpeed`, zstd's negative levels and the byte shuffle.
+    pub fn clickhouse_codec(&self) -> Option<String> {
+        let codec = match (self.codec, self.level, self.favor_dec_speed) {
+            (_, _, true) => return None,
+            (Codec::Lz4, 1, _) => "LZ4".to_string(),
+            (Codec::Lz4, l @ 2..=12, _) => format!("LZ4HC({l})"),
+            (Codec::Zstd, l @ 1..=22, _) => format!("ZSTD({l})"),
+            _ => return None,
+        };
+        match self.filter {
+            None => Some(format!("CODEC({codec})")),
+            Some(f) => Some(format!("CODEC({}, {codec})", f.clickhouse_codec()?)),
+        }
     }
 
     /// The codec's name in reports: `lz4` or `zstd`.
@@ -235,6 +282,9 @@ impl fmt::Display for Setting {
         }
         if self.favor_dec_speed {
             f.write_str(" --favor-decSpeed")?;
+        }
+        if let Some(filter) = self.filter {
+            write!(f, " --filter={filter}")?;
         }
         Ok(())
     }

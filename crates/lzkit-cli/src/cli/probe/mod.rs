@@ -80,8 +80,9 @@ fn run(opts: &Options) -> Result<(), String> {
         builder = builder.reader(corpus::name(i), Cursor::new(&data[..]));
     }
     let sample: Sample = builder.build().map_err(describe)?;
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let probe_opts = ProbeOptions::new()
-        .settings(opts.settings.iter().copied())
+        .settings(with_filters(&opts.settings, element_width(opts, &names)))
         .threads(opts.threads)
         .min_time(opts.min_time)
         .time_limit(opts.time_limit);
@@ -139,7 +140,6 @@ fn per_file(
     let n = (files.len() + built_in.len()).max(1) as u64;
     let budget = (opts.sample / n).max(PER_FILE_MIN_SAMPLE).min(opts.sample);
     let quick = ProbeOptions::new()
-        .settings(opts.settings.iter().copied())
         .threads(1)
         .min_time(PER_FILE_MIN_TIME)
         .time_limit(Some(
@@ -176,10 +176,47 @@ fn per_file(
             Err(ProbeError::Empty) => continue,
             other => other.map_err(describe)?,
         };
-        let report = probe::probe(&sample, &quick).map_err(describe)?;
+        let settings = with_filters(&opts.settings, element_width(opts, &[name.clone()]));
+        let report = probe::probe(&sample, &quick.clone().settings(settings)).map_err(describe)?;
         out.push((name, report));
     }
     Ok(out)
+}
+
+/// The element width of the inputs named `names`: `--type`'s, else the
+/// type suffix they all share (none for the built-in corpus).
+fn element_width(opts: &Options, names: &[String]) -> Option<usize> {
+    if let Some(given) = opts.element {
+        return given;
+    }
+    let mut widths = names.iter().map(|n| options::element_width_of(n));
+    let first = widths.next()??;
+    widths.all(|w| w == Some(first)).then_some(first)
+}
+
+/// The settings to probe: `settings`, and for an element width, each
+/// filter of that width before LZ4 -1, zstd -1 and zstd -3 (zstd where
+/// this build compresses it).
+fn with_filters(settings: &[probe::Setting], width: Option<usize>) -> Vec<probe::Setting> {
+    use lzkit::filter::{Filter, FilterKind};
+    let mut out = settings.to_vec();
+    let Some(width) = width else { return out };
+    let filters = [FilterKind::Delta, FilterKind::Shuffle]
+        .into_iter()
+        .filter_map(|kind| Filter::new(kind, width).ok());
+    for filter in filters {
+        for base in [
+            probe::Setting::lz4(1),
+            probe::Setting::zstd(1),
+            probe::Setting::zstd(3),
+        ] {
+            let s = base.with_filter(filter);
+            if s.check().is_ok() && !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 /// `--per-file`: the least sample of one file.

@@ -64,6 +64,9 @@ pub struct Options {
     pub no_reference: bool,
     /// `--per-file`: advice for each file too.
     pub per_file: bool,
+    /// `--type`: the element width in bytes (`Some(None)`: `--type none`,
+    /// no filters; `None`: inferred from the file names).
+    pub element: Option<Option<usize>>,
     /// `-q`.
     pub quiet: bool,
     /// Files and directories; empty means the built-in corpus.
@@ -128,6 +131,12 @@ Options:
                          ratio is then estimated from how it compares with
                          those on the sample. 'none': ratios of the sample alone
       --no-reference     time lzkit's decoders only, not the C libraries'
+      --type TYPE        the input's element type: i8, i16, i32, i64 (u8...u64),
+                         f32, f64: adds candidates with a pre-filter of that
+                         width before LZ4 -1, zstd -1 and zstd -3 (delta, and
+                         byte shuffle from 2 bytes up); default: inferred from
+                         a type suffix all files share (name.Int64,
+                         name.Float32...); 'none': no filters
       --per-file         also advise each file alone (each column of a table
                          kept as a file, each branch, each chunk): a quick
                          probe per file (its share of --sample, at least 1
@@ -164,6 +173,7 @@ struct Raw {
     calibrate: Option<Duration>,
     no_reference: bool,
     per_file: bool,
+    element: Option<Option<usize>>,
     quiet: bool,
     inputs: Vec<PathBuf>,
 }
@@ -215,6 +225,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
             }
             "--no-reference" => flag(&mut raw.no_reference)?,
             "--per-file" => flag(&mut raw.per_file)?,
+            "--type" => raw.element = Some(parse_type(&value()?)?),
             "-q" | "--quiet" => flag(&mut raw.quiet)?,
             _ => return Err(format!("unknown option {name}")),
         }
@@ -249,6 +260,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
         calibrate: raw.calibrate.unwrap_or(DEFAULT_CALIBRATION),
         no_reference: raw.no_reference,
         per_file: raw.per_file,
+        element: raw.element,
         quiet: raw.quiet,
         inputs: raw.inputs,
     })))
@@ -421,6 +433,34 @@ fn parse_level(codec: Codec, text: &str) -> Result<Setting, String> {
 fn parse_threads(text: &str) -> Result<usize, String> {
     values::parse_count(text, MAX_THREADS)
         .map_err(|_| format!("invalid --threads '{text}': 0 (one per core) to {MAX_THREADS}"))
+}
+
+/// `--type`: the element width of a column type.
+fn parse_type(text: &str) -> Result<Option<usize>, String> {
+    match text {
+        "none" => Ok(None),
+        "i8" | "u8" => Ok(Some(1)),
+        "i16" | "u16" => Ok(Some(2)),
+        "i32" | "u32" | "f32" => Ok(Some(4)),
+        "i64" | "u64" | "f64" => Ok(Some(8)),
+        _ => Err(format!(
+            "unknown --type '{text}': i8, i16, i32, i64 (or u8...u64), f32, f64, or none"
+        )),
+    }
+}
+
+/// The element width a file name's type suffix says, as ClickHouse and
+/// the development corpus name column files (`flights.dep_time.Int32`,
+/// `weather.temp.Float64`); `None` for any other name.
+pub fn element_width_of(name: &str) -> Option<usize> {
+    let suffix = name.rsplit('.').next()?;
+    match suffix {
+        "Int8" | "UInt8" => Some(1),
+        "Int16" | "UInt16" | "Date" => Some(2),
+        "Int32" | "UInt32" | "Float32" | "DateTime" | "Date32" => Some(4),
+        "Int64" | "UInt64" | "Float64" | "DateTime64" => Some(8),
+        _ => None,
+    }
 }
 
 fn parse_format(text: &str) -> Result<Format, String> {

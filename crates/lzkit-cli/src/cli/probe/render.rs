@@ -432,6 +432,9 @@ fn recommendation_text(report: &Report, ctx: &Context, rec: &Recommendation) -> 
         ),
     ] {
         let _ = writeln!(out, "  {role:<9}{:<26}{why}", pick.setting.to_string());
+        if let Some(codec) = pick.setting.clickhouse_codec() {
+            let _ = writeln!(out, "           in ClickHouse: {codec}");
+        }
         let goal = match role {
             "reading" => Goal::Read,
             "writing" => Goal::Write,
@@ -505,7 +508,19 @@ fn setting_fields(c: &Candidate) -> Vec<(&'static str, String)> {
         ("codec", json_str(c.setting.codec_name())),
         ("level", c.setting.level.to_string()),
         ("favor_dec_speed", c.setting.favor_dec_speed.to_string()),
+        (
+            "filter",
+            c.setting
+                .filter
+                .map_or("null".into(), |f| json_str(&f.to_string())),
+        ),
         ("setting", json_str(&c.setting.to_string())),
+        (
+            "clickhouse_codec",
+            c.setting
+                .clickhouse_codec()
+                .map_or("null".into(), |s| json_str(&s)),
+        ),
     ]
 }
 
@@ -638,6 +653,7 @@ pub const CSV_HEAD: &[&str] = &[
     "level",
     "favor_dec_speed",
     "setting",
+    "clickhouse_codec",
     "ratio",
     "ratio_low",
     "ratio_high",
@@ -668,6 +684,7 @@ fn csv(report: &Report, ctx: &Context, rec: &Recommendation) -> String {
             Cell::Int(c.setting.level.into()),
             Cell::Text(c.setting.favor_dec_speed.to_string()),
             Cell::Text(c.setting.to_string()),
+            c.setting.clickhouse_codec().map_or(Cell::Empty, Cell::Text),
             Cell::Ratio(c.ratio),
             c.ratio_interval.map_or(Cell::Empty, |i| Cell::Ratio(i.0)),
             c.ratio_interval.map_or(Cell::Empty, |i| Cell::Ratio(i.1)),
@@ -771,7 +788,9 @@ mod tests {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], CSV_HEAD.join(","));
         assert_eq!(lines.len(), 4);
-        assert!(lines[1].starts_with("lz4,-8,false,lz4 --fast=8,1.5000,"));
+        // No ClickHouse codec for --fast levels; zstd -19 has one.
+        assert!(lines[1].starts_with("lz4,-8,false,lz4 --fast=8,,1.5000,"));
+        assert!(lines[3].starts_with("zstd,19,false,zstd -19,CODEC(ZSTD(19)),3.5000,"));
         assert!(lines[1].ends_with(",read write"), "{}", lines[1]);
         assert!(lines[3].ends_with(",size"));
     }
