@@ -176,7 +176,10 @@ fn per_file(
             Err(ProbeError::Empty) => continue,
             other => other.map_err(describe)?,
         };
-        let settings = with_filters(&opts.settings, element_width(opts, &[name.clone()]));
+        let settings = with_filters(
+            &opts.settings,
+            element_width(opts, std::slice::from_ref(&name)),
+        );
         let report = probe::probe(&sample, &quick.clone().settings(settings)).map_err(describe)?;
         out.push((name, report));
     }
