@@ -360,7 +360,8 @@ impl Calibration {
     }
 }
 
-/// Read exactly `len` bytes at `offset` of `reader` into `buf`.
+/// Read exactly `len` bytes at `offset` of `reader` into `buf` (cleared
+/// first).
 pub(super) fn read_at(
     reader: &mut (impl Read + Seek + ?Sized),
     offset: u64,
@@ -368,9 +369,21 @@ pub(super) fn read_at(
     buf: &mut Vec<u8>,
 ) -> std::io::Result<()> {
     buf.clear();
+    append_at(reader, offset, len as u64, buf)
+}
+
+/// Append exactly `len` bytes at `offset` of `reader` to `data`; an input
+/// shorter than its size said is an error.
+pub(super) fn append_at(
+    reader: &mut (impl Read + Seek + ?Sized),
+    offset: u64,
+    len: u64,
+    data: &mut Vec<u8>,
+) -> std::io::Result<()> {
     reader.seek(SeekFrom::Start(offset))?;
-    let got = reader.take(len as u64).read_to_end(buf)?;
-    if got < len {
+    let want = usize::try_from(len).map_err(|_| std::io::ErrorKind::OutOfMemory)?;
+    let got = reader.take(len).read_to_end(data)?;
+    if got < want {
         return Err(std::io::Error::new(
             std::io::ErrorKind::UnexpectedEof,
             "the input shrank while it was read",

@@ -348,7 +348,8 @@ impl<'a> SampleBuilder<'a> {
                         open.as_mut().expect("opened above").1.as_mut()
                     }
                 };
-                read_slice(reader, slice, &mut data).map_err(|e| ProbeError::io(&name, e))?;
+                calibrate::append_at(reader, slice.start, slice.len, &mut data)
+                    .map_err(|e| ProbeError::io(&name, e))?;
             }
             offsets.push((block.slices[0].source, block.slices[0].start));
             blocks.push(SampleBlock {
@@ -418,21 +419,6 @@ impl BlockSource for Sources<'_, '_> {
         };
         result.map_err(|e| (name, e))
     }
-}
-
-/// Append `slice` of `reader` to `data`; an input shorter than its size
-/// said is an error.
-fn read_slice(reader: &mut dyn ReadSeek, slice: &Slice, data: &mut Vec<u8>) -> io::Result<()> {
-    reader.seek(SeekFrom::Start(slice.start))?;
-    let want = usize::try_from(slice.len).map_err(|_| io::ErrorKind::OutOfMemory)?;
-    let got = reader.take(slice.len).read_to_end(data)?;
-    if got < want {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "the input shrank while it was read",
-        ));
-    }
-    Ok(())
 }
 
 /// A range of one input.
