@@ -200,6 +200,10 @@ pub(super) trait BlockSource {
     ) -> Result<(), (String, std::io::Error)>;
 }
 
+/// Blocks larger than this are not calibrated: the pass holds a few per
+/// thread (being read, queued, compressed, and their compressed output).
+pub(super) const MAX_BLOCK: usize = 64 << 20;
+
 /// The pass stops early once every auxiliary ratio is known to within
 /// this share (95% interval; see [`Calibration`]): the setting's own
 /// comparison on the sample adds its share to each interval.

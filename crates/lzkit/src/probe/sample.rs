@@ -271,7 +271,8 @@ impl<'a> SampleBuilder<'a> {
     /// blocks, evenly spread, compressing each with LZ4 and zstd level 1;
     /// a probe then estimates each setting's ratio from how it compares
     /// with these on the sample (see [`Calibration`]). It reads at least 2
-    /// blocks; `Duration::ZERO` turns it off.
+    /// blocks; `Duration::ZERO` turns it off, and blocks larger than 64
+    /// MiB skip it (each thread would hold several).
     pub fn calibration(mut self, budget: Duration) -> Self {
         self.calibration = budget;
         self
@@ -358,7 +359,9 @@ impl<'a> SampleBuilder<'a> {
             });
         }
         let calibration = match self.block_size {
-            BlockSize::Bytes(b) if !whole && !self.calibration.is_zero() => {
+            BlockSize::Bytes(b)
+                if !whole && !self.calibration.is_zero() && b <= calibrate::MAX_BLOCK =>
+            {
                 let mut reader = Sources {
                     sources: &mut self.sources,
                     open: None,
