@@ -304,12 +304,11 @@ pub(super) fn calibrate(
         }
         // The first 8, 16, 32... blocks that are precise enough, or all:
         // the same blocks on every run whenever the budget was not what
-        // stopped the pass (results come back in any order, so the loop
-        // above may have checked later than it could have).
-        // Every block of the input, though, is kept: exact beats precise.
-        let complete = slots.len() as u64 == n;
+        // stopped the pass. Results come back in any order, so the loop
+        // above may have checked later than it could have, or not at all
+        // before every block was sent: the rule holds even then.
         let keep = std::iter::successors(Some(FIRST_CHECK), |k| k.checked_mul(2))
-            .take_while(|&k| k < slots.len() && !complete)
+            .take_while(|&k| k < slots.len())
             .find(|&k| build(&settings, &slots[..k], n).precise_to(CALIBRATION_PRECISION))
             .unwrap_or(slots.len());
         let mut calibration = build(&settings, &slots[..keep], n);
