@@ -767,19 +767,8 @@ class ZstdCompressionWriter(_WriteOnly):
                 c()
 
 
-class ZstdCompressionReader(io.RawIOBase):
-    """The compressed bytes of a source, read as a stream."""
-
-    def __init__(self, compressor, source, src, closefd):
-        super().__init__()
-        self._ctx = compressor._ctx
-        self._source = source
-        self._src = src
-        self._closefd = closefd
-        self._pending = b""
-        self._done = False
-        self._total = 0
-        self._entered = False
+class _ReadOnly:
+    """The io methods a read-only stream refuses, as python-zstandard's."""
 
     def readable(self):
         return True
@@ -804,6 +793,21 @@ class ZstdCompressionReader(io.RawIOBase):
 
     def __next__(self):
         raise io.UnsupportedOperation()
+
+
+class ZstdCompressionReader(_ReadOnly, io.RawIOBase):
+    """The compressed bytes of a source, read as a stream."""
+
+    def __init__(self, compressor, source, src, closefd):
+        super().__init__()
+        self._ctx = compressor._ctx
+        self._source = source
+        self._src = src
+        self._closefd = closefd
+        self._pending = b""
+        self._done = False
+        self._total = 0
+        self._entered = False
 
     def __enter__(self):
         if self._entered:
@@ -1103,7 +1107,7 @@ def _frame_bound(frame):
     return blocks * BLOCKSIZE_MAX
 
 
-class ZstdDecompressionReader:
+class ZstdDecompressionReader(_ReadOnly):
     """The decoded bytes of a compressed source, read as a stream (lzkit's
     streaming decoder; bounded memory). Seeks forward only, by decoding."""
 
@@ -1151,37 +1155,13 @@ class ZstdDecompressionReader:
             if c is not None:
                 c()
 
-    def readable(self):
-        return True
-
-    def writable(self):
-        return False
-
-    def seekable(self):
-        return False
-
     def isatty(self):
         return False
 
     def flush(self):
         return None
 
-    def readline(self, size=-1):
-        raise io.UnsupportedOperation()
-
-    def readlines(self, hint=-1):
-        raise io.UnsupportedOperation()
-
     def write(self, data):
-        raise io.UnsupportedOperation()
-
-    def writelines(self, lines):
-        raise io.UnsupportedOperation()
-
-    def __iter__(self):
-        raise io.UnsupportedOperation()
-
-    def __next__(self):
         raise io.UnsupportedOperation()
 
     def tell(self):
