@@ -19,6 +19,9 @@ pub(crate) enum Isa {
     /// x86-64 BMI2 (three-operand shifts: `shlx`, `shrx`), for the bit
     /// readers of entropy decoders.
     Bmi2,
+    /// x86-64 LZCNT (a leading-zero count defined at 0, one instruction
+    /// where `bsr` needs three), for the entropy table builds.
+    Lzcnt,
 }
 
 impl Isa {
@@ -37,13 +40,22 @@ static CACHE: AtomicU32 = AtomicU32::new(0);
 
 /// Whether this CPU can run code that uses `isa`. Detects on the first
 /// call; racing first calls both detect and store the same value.
+#[inline(always)]
 pub(crate) fn has(isa: Isa) -> bool {
     let mut bits = CACHE.load(Ordering::Relaxed);
     if bits == 0 {
-        bits = detect() | DETECTED;
-        CACHE.store(bits, Ordering::Relaxed);
+        bits = first_detection();
     }
     bits & isa.bit() != 0
+}
+
+/// Detect and cache (the first question only, out of the callers' way).
+#[cold]
+#[inline(never)]
+fn first_detection() -> u32 {
+    let bits = detect() | DETECTED;
+    CACHE.store(bits, Ordering::Relaxed);
+    bits
 }
 
 /// Ask the CPU (through std's detection macros).
@@ -60,6 +72,9 @@ fn detect() -> u32 {
         }
         if std::arch::is_x86_feature_detected!("bmi2") {
             bits |= Isa::Bmi2.bit();
+        }
+        if std::arch::is_x86_feature_detected!("lzcnt") {
+            bits |= Isa::Lzcnt.bit();
         }
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")

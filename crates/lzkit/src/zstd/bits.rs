@@ -195,3 +195,27 @@ impl<'a> ForwardReader<'a> {
         self.bit.div_ceil(8)
     }
 }
+
+/// Run `f` compiled with BMI2's shifts (`shlx`, `shrx`: the bit readers'
+/// variable shifts need no `cl` register) and LZCNT (`highbit` in one
+/// instruction) where the CPU has both.
+#[inline(always)]
+pub(crate) fn with_bit_ops<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::has(crate::cpu::Isa::Bmi2) && crate::cpu::has(crate::cpu::Isa::Lzcnt) {
+        // SAFETY: `bit_ops` requires BMI2 and LZCNT, just detected.
+        return unsafe { bit_ops(f) };
+    }
+    f()
+}
+
+/// `f()` in a function compiled with BMI2 and LZCNT (where `f` is
+/// inlined: give it `#[inline(always)]`, and its callees too).
+///
+/// # Safety
+/// The CPU supports BMI2 and LZCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2,lzcnt")]
+unsafe fn bit_ops<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}

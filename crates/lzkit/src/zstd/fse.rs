@@ -95,13 +95,52 @@ pub(crate) fn read_counts(src: &[u8], max_log: u32, max_symbol: usize) -> Option
     ))
 }
 
-/// Spread the symbols of `counts` over the first `1 << accuracy_log`
-/// entries of `symbols`, as the format prescribes; returns the first
-/// state of each symbol (its count, 1 for a "less than one"
-/// probability). `None` if the counts do not fill the table exactly.
-pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; MAX_SYMBOLS]> {
+/// Bytes of a layout buffer: the largest table (512 cells) and the
+/// 16-byte overhang of the runs' stores.
+pub(crate) const ORDER_BYTES: usize = 512 + 16;
+
+/// The inverse of the spread's step modulo `1 << log` (the step is odd),
+/// per accuracy log: the spread puts the `k`-th symbol of the runs at cell
+/// `k * step`, so cell `u` holds the run's symbol `u * inverse`.
+const INVERSE_STEP: [u16; 10] = {
+    let mut inv = [0u16; 10];
+    let mut log = 5;
+    while log <= 9 {
+        let size = 1u32 << log;
+        let step = (size >> 1) + (size >> 3) + 3;
+        // Newton's iteration for an odd number's inverse modulo 2^32:
+        // each round doubles the correct low bits (3, 6, 12, 24, 48).
+        let mut x = step;
+        let mut round = 0;
+        while round < 4 {
+            x = x.wrapping_mul(2u32.wrapping_sub(step.wrapping_mul(x)));
+            round += 1;
+        }
+        inv[log] = (x & (size - 1)) as u16;
+        log += 1;
+    }
+    inv
+};
+
+/// Where the symbols of `counts` go in a table of `1 << accuracy_log`
+/// cells, as the format's spread puts them (RFC 8878 section 4.1.1),
+/// written to `order` so that cell `u` holds symbol `order[(u * stride) &
+/// (size - 1)]`; returns the first state of each symbol (its count, 1 for
+/// a "less than one" probability) and `stride`. `None` if the counts do
+/// not fill the table exactly.
+///
+/// Without "less than one" symbols the spread visits cells `0, step, 2 *
+/// step, ...` and gives them the symbols in order, each repeated its
+/// count times: `order` holds those runs, and `stride` is the step's
+/// inverse, so no pass over the cells is needed here (the table's build
+/// reads the runs in cell order). Otherwise `order` holds the spread
+/// itself, and `stride` is 1.
+pub(crate) fn lay_out(
+    counts: &Counts,
+    order: &mut [u8; ORDER_BYTES],
+) -> Option<([u16; MAX_SYMBOLS], usize)> {
     let log = counts.accuracy_log;
-    if log > 9 {
+    if !(5..=9).contains(&log) {
         return None;
     }
     let size = 1usize << log;
@@ -110,56 +149,48 @@ pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; M
     let cs = &counts.counts[..counts.symbols.min(MAX_SYMBOLS)];
     for (s, &c) in cs.iter().enumerate() {
         if c == -1 {
-            symbols[high] = s as u8;
+            order[high] = s as u8;
             high = high.wrapping_sub(1);
             next[s] = 1;
         } else {
             next[s] = c.max(0) as u16;
         }
     }
-    let step = (size >> 1) + (size >> 3) + 3;
-    let mask = size - 1;
-    let mut position = 0usize;
     if high == size - 1 {
-        // No "less than one" symbol: lay the symbols out in order, 8 at a
-        // time, then visit the table's positions once each (the step is
-        // odd, so it visits all of them and comes back to 0).
-        let mut runs = [0u8; 512 + 8];
+        // The symbols in order, 16 bytes at a time: one store for most
+        // symbols (the overhang of a run's last store is overwritten by
+        // the next run, or lies past the table).
         let mut at = 0usize;
         for (s, &c) in cs.iter().enumerate() {
             let c = c.max(0) as usize;
-            if at + c > size {
+            let end = at + c;
+            if end > size {
                 return None;
             }
-            let word = (s as u64).wrapping_mul(0x0101_0101_0101_0101).to_le_bytes();
-            let mut k = 0;
-            while k < c {
-                runs[at + k..at + k + 8].copy_from_slice(&word);
-                k += 8;
+            let word = [s as u8; 16];
+            loop {
+                // `at < end <= size <= 512` or `at == end <= 512`.
+                if let Some(d) = order.get_mut(at..at + 16) {
+                    d.copy_from_slice(&word);
+                }
+                at += 16;
+                if at >= end {
+                    break;
+                }
             }
-            at += c;
+            at = end;
         }
         if at != size {
             return None;
         }
-        // Two positions at a time, `step` apart, each moving by twice
-        // the step: two short dependency chains rather than one long one.
-        // The table (a power of two of at least 32 cells) splits into
-        // pairs, and the even and odd visits together are the visits of
-        // one step.
-        let step2 = (2 * step) & mask;
-        let mut other = step & mask;
-        for pair in runs[..size].chunks_exact(2) {
-            symbols[position] = pair[0];
-            symbols[other] = pair[1];
-            position = (position + step2) & mask;
-            other = (other + step2) & mask;
-        }
-        return Some(next);
+        return Some((next, INVERSE_STEP[log as usize] as usize));
     }
+    let step = (size >> 1) + (size >> 3) + 3;
+    let mask = size - 1;
+    let mut position = 0usize;
     for (s, &c) in cs.iter().enumerate() {
         for _ in 0..c.max(0) {
-            symbols[position] = s as u8;
+            order[position] = s as u8;
             loop {
                 position = (position + step) & mask;
                 if position <= high || high >= size {
@@ -173,7 +204,7 @@ pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; M
     if position != 0 {
         return None;
     }
-    Some(next)
+    Some((next, 1))
 }
 
 /// Build the decoding table of `counts`: `fill(cell, symbol, nb_bits,
@@ -182,9 +213,12 @@ pub(crate) fn spread(counts: &Counts, symbols: &mut [u8; 512]) -> Option<[u16; M
 pub(crate) fn build(counts: &Counts, mut fill: impl FnMut(usize, u8, u8, u16)) -> Option<()> {
     let log = counts.accuracy_log;
     let size = 1usize << log;
-    let mut symbols = [0u8; 512];
-    let mut next = spread(counts, &mut symbols)?;
-    for (cell, &s) in symbols[..size].iter().enumerate() {
+    let mut order = [0u8; ORDER_BYTES];
+    let (mut next, stride) = lay_out(counts, &mut order)?;
+    let mut at = 0usize;
+    for cell in 0..size {
+        let s = order[at];
+        at = (at + stride) & (size - 1);
         let (nb_bits, base) = transition(&mut next, s, log)?;
         fill(cell, s, nb_bits, base);
     }
@@ -244,5 +278,110 @@ impl SmallTable {
             }
         })?;
         Some(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The format's spread, written as RFC 8878 describes it: "less than
+    /// one" symbols at the top, then every other symbol's cells visited
+    /// `step` apart, skipping the top.
+    fn reference_spread(counts: &Counts) -> Vec<u8> {
+        let size = 1usize << counts.accuracy_log;
+        let mut table = vec![0u8; size];
+        let mut high = size - 1;
+        for (s, &c) in counts.counts[..counts.symbols].iter().enumerate() {
+            if c == -1 {
+                table[high] = s as u8;
+                high -= 1;
+            }
+        }
+        let step = (size >> 1) + (size >> 3) + 3;
+        let mut pos = 0;
+        for (s, &c) in counts.counts[..counts.symbols].iter().enumerate() {
+            for _ in 0..c.max(0) {
+                table[pos] = s as u8;
+                pos = (pos + step) & (size - 1);
+                while pos > high {
+                    pos = (pos + step) & (size - 1);
+                }
+            }
+        }
+        table
+    }
+
+    /// Counts filling a table of `1 << log` cells: `weights` pick each
+    /// symbol's count (some "less than one" where `lows`), the last
+    /// symbol takes what is left.
+    fn counts(log: u32, weights: &[u16], lows: bool) -> Option<Counts> {
+        let size = 1i32 << log;
+        let mut counts = [0i16; MAX_SYMBOLS];
+        let mut left = size;
+        let n = weights.len();
+        for (s, &w) in weights[..n - 1].iter().enumerate() {
+            let c = if lows && w % 5 == 0 {
+                -1
+            } else {
+                (w % 40) as i32
+            };
+            if c.abs() > left - 1 {
+                break;
+            }
+            counts[s] = c as i16;
+            left -= c.abs();
+        }
+        counts[n - 1] = left as i16;
+        Some(Counts {
+            counts,
+            symbols: n,
+            accuracy_log: log,
+        })
+    }
+
+    proptest! {
+        /// Cell `u` holds `order[(u * stride) & mask]`: the format's
+        /// spread, with and without "less than one" symbols, for every
+        /// table size.
+        #[test]
+        fn layout_is_the_spread(
+            log in 5u32..=9,
+            weights in prop::collection::vec(any::<u16>(), 2..MAX_SYMBOLS),
+            lows in any::<bool>(),
+        ) {
+            let c = counts(log, &weights, lows).unwrap();
+            let reference = reference_spread(&c);
+            let mut order = [0u8; ORDER_BYTES];
+            let (first, stride) = lay_out(&c, &mut order).expect("counts fill the table");
+            let mask = (1usize << log) - 1;
+            for (u, &s) in reference.iter().enumerate() {
+                prop_assert_eq!(order[(u * stride) & mask], s, "cell {}", u);
+            }
+            for (s, &count) in c.counts[..c.symbols].iter().enumerate() {
+                prop_assert_eq!(first[s], if count == -1 { 1 } else { count.max(0) as u16 });
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_steps_invert() {
+        for (log, &inverse) in INVERSE_STEP.iter().enumerate().skip(5) {
+            let size = 1usize << log;
+            let step = (size >> 1) + (size >> 3) + 3;
+            assert_eq!((step * inverse as usize) & (size - 1), 1);
+        }
+    }
+
+    #[test]
+    fn counts_that_do_not_fill_are_refused() {
+        let mut c = counts(6, &[7, 9, 11, 0], false).unwrap();
+        let mut order = [0u8; ORDER_BYTES];
+        assert!(lay_out(&c, &mut order).is_some());
+        c.counts[0] += 1;
+        assert!(lay_out(&c, &mut order).is_none());
+        c.counts[0] -= 2;
+        assert!(lay_out(&c, &mut order).is_none());
     }
 }

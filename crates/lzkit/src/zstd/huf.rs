@@ -1,7 +1,7 @@
 //! Huffman-coded literals (RFC 8878 section 4.2): the tree description
 //! (weights, direct or FSE-compressed) and the 1- and 4-stream decoders.
 
-use super::bits::BackReader;
+use super::bits::{BackReader, with_bit_ops};
 use super::fse::{self, MAX_SYMBOLS, SmallTable, highbit};
 
 /// Literal sections of at least this many bytes per cell of the Huffman
@@ -272,7 +272,7 @@ impl HufTable {
 
     /// Decode one stream filling `out` exactly.
     pub(crate) fn decode_1(&self, src: &[u8], out: &mut [u8]) -> Result<(), Fail> {
-        with_bmi2(
+        with_bit_ops(
             #[inline(always)]
             || {
                 let r = BackReader::new(src).ok_or("Huffman stream has no end marker")?;
@@ -288,7 +288,7 @@ impl HufTable {
         if pairs && !self.pairs_valid {
             self.build_pairs();
         }
-        with_bmi2(
+        with_bit_ops(
             #[inline(always)]
             || self.decode_4_body(src, out, pairs),
         )
@@ -668,28 +668,6 @@ impl Lookup for u32 {
             p.add(n.read() as usize)
         }
     }
-}
-
-/// Run `f` compiled with BMI2's shifts (`shlx`, `shrx`: the bit readers'
-/// variable shifts need no `cl` register) where the CPU has BMI2.
-#[inline(always)]
-fn with_bmi2<R>(f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::has(crate::cpu::Isa::Bmi2) {
-        // SAFETY: `bmi2` requires BMI2, which was just detected.
-        return unsafe { bmi2(f) };
-    }
-    f()
-}
-
-/// `f()` in a function compiled with BMI2 (where `f` is inlined).
-///
-/// # Safety
-/// The CPU supports BMI2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-unsafe fn bmi2<R>(f: impl FnOnce() -> R) -> R {
-    f()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! and the tables built from FSE counts. The sequence loop
 //! ([`super::exec`]) reads them; the block ([`super::block`]) fills them.
 
+use super::bits::with_bit_ops;
 use super::fse::{self, Counts, MAX_SYMBOLS};
 use std::sync::OnceLock;
 
@@ -18,8 +19,13 @@ pub(crate) struct SeqCell([u8; 8]);
 impl SeqCell {
     /// The code half of a cell's bits.
     #[inline(always)]
-    fn code_bits((base, add_bits): (u32, u8)) -> u64 {
-        base as u64 | (add_bits.min(MAX_ADD_BITS) as u64) << 32
+    const fn code_bits((base, add_bits): (u32, u8)) -> u64 {
+        let add_bits = if add_bits < MAX_ADD_BITS {
+            add_bits
+        } else {
+            MAX_ADD_BITS
+        };
+        base as u64 | (add_bits as u64) << 32
     }
 
     /// A cell from its word (see the type).
@@ -147,15 +153,23 @@ impl SeqTables {
     /// whatever the counts, clamping each symbol's first state keeps
     /// [`SeqTables`]' invariant with no check a cell (see the body).
     pub(super) fn build(&mut self, field: Field, counts: &Counts) -> Option<()> {
+        with_bit_ops(
+            #[inline(always)]
+            || self.build_body(field, counts),
+        )
+    }
+
+    #[inline(always)]
+    fn build_body(&mut self, field: Field, counts: &Counts) -> Option<()> {
         let log = counts.accuracy_log;
         if log > field.max_log() {
             return None;
         }
-        let mut symbols = [0u8; 512];
-        let first = fse::spread(counts, &mut symbols)?;
+        let mut order = [0u8; fse::ORDER_BYTES];
+        let (first, stride) = fse::lay_out(counts, &mut order)?;
         // Per symbol (below 64: every field has fewer symbols, so a
-        // symbol indexes these with a mask and no check): its next state,
-        // and its cell's code half.
+        // symbol indexes these with a mask and no check): its next state;
+        // its cell's code half is in the field's static table.
         let size = 1usize << log;
         // Every symbol's first state is in `1..=size` (clamped here, once
         // a symbol, rather than checked a cell), and the table has `size`
@@ -165,22 +179,26 @@ impl SeqTables {
         // nb_bits) = ((x + 1) << nb_bits) - size <= size`, which keeps
         // the invariant whatever the counts.
         let mut state = [1u16; 64];
-        let mut code = [0u64; 64];
-        for s in 0..counts.symbols.min(MAX_SYMBOLS) {
-            state[s & 63] = first[s].clamp(1, size as u16);
-            code[s & 63] = SeqCell::code_bits(field.code(s as u8));
+        for (s, &f) in first.iter().enumerate().take(counts.symbols) {
+            state[s & 63] = f.clamp(1, size as u16);
         }
+        let code = field.code_bits();
         let region = field.region();
+        // `region + next` in the cell's top bits, with `- size` folded in.
+        let offset = (region as u64).wrapping_sub(size as u64);
+        let mask = size - 1;
         let cells = &mut self.cells[region..region + size];
-        for (cell, &s) in cells.iter_mut().zip(&symbols[..size]) {
-            let s = s as usize & 63;
+        let mut at = 0usize;
+        for cell in cells.iter_mut() {
+            let s = order[at & 511] as usize & 63;
+            at = (at + stride) & mask;
             let x = state[s];
             state[s] = x.wrapping_add(1);
             let x = x as u32;
             let nb_bits = log - fse::highbit(x);
-            let next = (x << nb_bits) - size as u32;
-            debug_assert!(next as usize + (1usize << nb_bits) <= SEQ_CELLS);
-            let bits = code[s] | (nb_bits as u64) << 40 | ((region as u64 + next as u64) << 48);
+            let next = ((x as u64) << nb_bits).wrapping_add(offset);
+            debug_assert!(next as usize + (1usize << nb_bits) <= region + SEQ_CELLS);
+            let bits = code[s] | (nb_bits as u64) << 40 | next << 48;
             *cell = SeqCell::from_bits(bits);
         }
         self.logs[field as usize] = log;
@@ -334,14 +352,35 @@ impl Field {
         }
     }
 
+    /// Every code's cell bits ([`SeqCell::code_bits`]), by symbol (64
+    /// entries, zero past the field's last code).
+    #[inline(always)]
+    fn code_bits(self) -> &'static [u64; 64] {
+        static CODE_BITS: [[u64; 64]; 3] = {
+            let mut t = [[0u64; 64]; 3];
+            let mut f = 0;
+            while f < 3 {
+                let field = Field::ALL[f];
+                let mut s = 0;
+                while s <= field.max_symbol() {
+                    t[f][s] = SeqCell::code_bits(field.code(s as u8));
+                    s += 1;
+                }
+                f += 1;
+            }
+            t
+        };
+        &CODE_BITS[self as usize]
+    }
+
     /// The code's (baseline, extra bits).
-    pub(super) fn code(self, symbol: u8) -> (u32, u8) {
+    pub(super) const fn code(self, symbol: u8) -> (u32, u8) {
         let s = symbol as usize;
         match self {
             Field::LiteralLength if s < 16 => (s as u32, 0),
-            Field::LiteralLength => LL_CODES[(s - 16).min(19)],
+            Field::LiteralLength => LL_CODES[if s - 16 < 19 { s - 16 } else { 19 }],
             Field::MatchLength if s < 32 => (s as u32 + 3, 0),
-            Field::MatchLength => ML_CODES[(s - 32).min(20)],
+            Field::MatchLength => ML_CODES[if s - 32 < 20 { s - 32 } else { 20 }],
             Field::Offset => (1u32 << (s & 31), s as u8),
         }
     }
