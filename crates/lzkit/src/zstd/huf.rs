@@ -4,14 +4,15 @@
 use super::bits::{BackReader, with_bit_ops};
 use super::fse::{self, MAX_SYMBOLS, SmallTable, highbit};
 
-/// Literal sections of at least this many bytes per cell of the Huffman
-/// table are decoded two symbols per lookup where the codes allow: the
-/// table of pairs costs a pass over its cells (about 14 instructions a
-/// cell), paid back from between two and three and a half literals per
-/// cell (measured at level 19: 4,871 literals at 3.9 bits, in an 11-bit
-/// table, 11% faster with single symbols; 7,055 at 5.5 bits 3-5% faster
-/// with pairs).
-const PAIRS_PER_CELL: usize = 3;
+/// Literal sections are decoded two symbols per lookup where the codes
+/// allow once they have at least this many *pair lookups* (literals times
+/// the share of lookups that find two codes, [`HufTable::pair_share`])
+/// per cell of the Huffman table: the table of pairs costs a pass over its
+/// cells, paid back by the lookups it saves. Measured (11-bit tables,
+/// pairs against single symbols): 5,832 literals with 91% of lookups
+/// finding pairs, 15% faster; 7,055 at 63%, 3-5% faster; 4,871 at 77%
+/// (256 symbols, a costlier build), 11% slower.
+const PAIR_LOOKUPS_PER_CELL: usize = 2;
 
 /// ... and only where the codes are short enough, on average, for two of
 /// them to fit in a lookup's 11 bits often: at most this many bits per
@@ -24,7 +25,8 @@ impl HufTable {
     /// Whether a section of `len` literals coded in `coded` bytes is
     /// worth the table of pairs.
     fn wants_pairs(&self, len: usize, coded: usize) -> bool {
-        len >= PAIRS_PER_CELL << self.log && coded * 80 <= PAIRS_MAX_TENTH_BITS * len
+        len * self.pair_share as usize >= (PAIR_LOOKUPS_PER_CELL << self.log) * 256
+            && coded * 80 <= PAIRS_MAX_TENTH_BITS * len
     }
 }
 
@@ -53,6 +55,10 @@ pub(crate) struct HufTable {
     /// wherever both codes fit in the `log` bits that index it.
     pairs: Option<Box<Pairs>>,
     pairs_valid: bool,
+    /// The share of lookups (of 256) whose index holds two whole codes,
+    /// by the code's own probabilities (a code of length `l` is taken
+    /// with probability `2^-l`).
+    pair_share: u32,
 }
 
 /// The double-symbol table and the scratch its build gathers second codes
@@ -80,6 +86,7 @@ impl Default for HufTable {
             log: FAST_LOG,
             pairs: None,
             pairs_valid: false,
+            pair_share: 0,
         }
     }
 }
@@ -199,6 +206,7 @@ impl HufTable {
         self.bits = bits;
         self.log = log;
         self.pairs_valid = false;
+        self.pair_share = pair_share(&rank, bits, log);
         Ok(())
     }
 
@@ -418,6 +426,34 @@ fn decode_symbol(br: &mut BackReader<'_>, cells: &[u16; TABLE_CELLS], log: u32) 
     let cell = cells[br.peek(log) as usize & (TABLE_CELLS - 1)];
     br.skip((cell & 0xff) as u32);
     (cell >> 8) as u8
+}
+
+/// The share of lookups (of 256) in a `log`-bit table whose index holds
+/// two whole codes, from the count of symbols per weight (`rank`) of a
+/// code of `bits` bits: the sum over first lengths `l1` of `P(l1) *
+/// P(l2 <= log - l1)`, where a length's probability is its codes' count
+/// times `2^-l` (fixed point: 4096 for all of them).
+fn pair_share(rank: &[u32; MAX_BITS as usize + 2], bits: u32, log: u32) -> u32 {
+    // Probability of each code length, of 4096.
+    let mut p = [0u64; MAX_BITS as usize + 1];
+    for (w, &n) in rank.iter().enumerate().take(bits as usize + 1).skip(1) {
+        let l = (bits + 1) as usize - w;
+        p[l] = (n as u64) << (MAX_BITS as usize - l);
+    }
+    let mut at_most = [0u64; MAX_BITS as usize + 1];
+    let mut sum = 0;
+    for (l, &q) in p.iter().enumerate() {
+        sum += q;
+        at_most[l] = sum;
+    }
+    let mut share = 0u64;
+    for (l1, &q) in p.iter().enumerate().skip(1) {
+        if let Some(&fits) = (log as usize).checked_sub(l1).and_then(|r| at_most.get(r)) {
+            share += q * fits;
+        }
+    }
+    // Of 2^24: a complete code's probabilities sum to 4096 each.
+    (share >> 16).min(256) as u32
 }
 
 /// Decode FSE-compressed Huffman weights (two interleaved states over one
@@ -812,6 +848,37 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// The pair share is the share of table indices whose bits hold two
+    /// whole codes, counted cell by cell.
+    #[test]
+    fn pair_share_counts_the_indices_holding_two_codes() {
+        let mut rng = Rng(0x5eed);
+        for case in 0..200 {
+            let symbols = 2 + rng.below(255) as usize;
+            let max_len = 1 + rng.below(11) as u32;
+            let (weights, _) = random_code(&mut rng, symbols, max_len);
+            let mut table = HufTable::default();
+            if table.build(&weights, weights.len()).is_err() {
+                continue;
+            }
+            let log = table.log;
+            let mask = (1usize << log) - 1;
+            let two = (0..=mask)
+                .filter(|&i| {
+                    let l1 = (table.cells[i] & 0xff) as u32;
+                    let l2 = (table.cells[(i << l1) & mask] & 0xff) as u32;
+                    l1 + l2 <= log
+                })
+                .count();
+            let counted = (two * 256) >> log;
+            let share = table.pair_share as usize;
+            assert!(
+                share.abs_diff(counted) <= 1,
+                "case {case}: share {share}, counted {counted}"
+            );
+        }
     }
 
     #[test]
