@@ -438,3 +438,24 @@ fn variants_are_named() {
         assert_eq!(Variant::from_name(v.name()), Some(v));
     }
 }
+
+/// An adaptive decoder trusts its prior (the process's leader, else the
+/// default for this CPU) for tens of MiB before it explores: 8 MiB of
+/// 128 KiB-block frames are all decoded by one variant, none of them
+/// timed (LZ4's decoders start exploring after 2 MiB).
+#[test]
+fn adaptive_decoder_trusts_its_prior_over_several_mib() {
+    let original = generate_kind(Kind::Text, 1 << 20, 7);
+    let frame = zstd_ref::compress(&original, &Settings::new(1), None);
+    let mut d = Decoder::new();
+    let mut out = vec![0u8; original.len()];
+    for _ in 0..8 {
+        assert_eq!(d.decompress_into(&frame, &mut out).unwrap(), original.len());
+        assert_same(&out, &original, "a frame of 1 MiB");
+    }
+    let stats = d.stats();
+    let used: Vec<_> = stats.iter().filter(|s| s.blocks > 0).collect();
+    assert_eq!(used.len(), 1, "{stats:?}");
+    assert!(stats.iter().all(|s| s.timed == 0), "{stats:?}");
+    assert!(used[0].blocks >= 64, "{stats:?}");
+}

@@ -217,6 +217,9 @@ pub struct Policy<A, F> {
     /// Where this policy votes when it first converges; `None` once it
     /// has voted, or if it never votes.
     votes: Option<&'static Votes>,
+    /// Output a prior arm decodes untimed before exploring (see
+    /// [`PRIOR_TRUST_BYTES`], the default).
+    prior_trust: usize,
 }
 
 impl<A: Copy + Eq, F: Copy> Policy<A, F> {
@@ -245,6 +248,7 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
             untimed_left: 0,
             warm_left: 0,
             votes,
+            prior_trust: PRIOR_TRUST_BYTES,
         }
     }
 
@@ -262,6 +266,7 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
             untimed_left: usize::MAX,
             warm_left: 0,
             votes: None,
+            prior_trust: PRIOR_TRUST_BYTES,
         }
     }
 
@@ -283,6 +288,7 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
             untimed_left: 0,
             warm_left: 0,
             votes: None,
+            prior_trust: PRIOR_TRUST_BYTES,
         }
     }
 
@@ -293,6 +299,14 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
     /// adaptive is unchanged.
     pub fn with_prior(mut self, prior: Option<A>) -> Self {
         self.set_prior(prior);
+        self
+    }
+
+    /// Trust a prior (given after this, with [`Policy::with_prior`]) for
+    /// `bytes` of output rather than [`PRIOR_TRUST_BYTES`]: a codec whose
+    /// arms differ less pays for exploring over a longer stream.
+    pub fn with_prior_trust(mut self, bytes: usize) -> Self {
+        self.prior_trust = bytes;
         self
     }
 
@@ -341,7 +355,7 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
             Some(arm) => {
                 self.settled = arm;
                 self.last = arm;
-                self.untimed_left = PRIOR_TRUST_BYTES;
+                self.untimed_left = self.prior_trust;
             }
             None => {
                 self.settled = self.initial;
@@ -377,6 +391,7 @@ impl<A: Copy + Eq, F: Copy> Policy<A, F> {
             untimed_left: self.untimed_left,
             warm_left: self.warm_left,
             votes: None,
+            prior_trust: self.prior_trust,
         })
     }
 
