@@ -174,14 +174,14 @@ fn unfiltered(
 
 /// lzkit's decoder for one stream.
 enum Decoder {
-    Lz4(block::Decoder),
+    Lz4(Box<block::Decoder>),
     Zstd(Box<crate::zstd::Decoder>),
 }
 
 impl Decoder {
     fn new(codec: Codec) -> Decoder {
         match codec {
-            Codec::Lz4 => Decoder::Lz4(block::Decoder::new()),
+            Codec::Lz4 => Decoder::Lz4(Box::default()),
             Codec::Zstd => Decoder::Zstd(Box::default()),
         }
     }
