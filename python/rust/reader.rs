@@ -1,9 +1,12 @@
 //! Decoded bytes of a compressed stream read from a Python file object
-//! (`LZ4FrameFile` and zstd's `stream_reader`), in bounded memory.
+//! (`LZ4FrameFile` and zstd's `stream_reader`), in bounded memory; and
+//! random access through the seek table of a file written with
+//! `--seekable` (`LZ4FrameFile.seek`).
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use lzkit::format::{self, Codec, DecodeOptions};
+use lzkit::seekable::{Locked, ReaderOptions, SeekableReader, TableFormat};
 use pyo3::exceptions::{PyEOFError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -33,6 +36,23 @@ impl Read for PyReader {
             }
             buf[..bytes.len()].copy_from_slice(bytes);
             Ok(bytes.len())
+        })
+    }
+}
+
+/// A seekable Python file object as a `Seek`: its `seek(offset, whence)`.
+impl Seek for PyReader {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let (offset, whence) = match to {
+            SeekFrom::Start(p) => (i128::from(p), 0),
+            SeekFrom::Current(d) => (i128::from(d), 1),
+            SeekFrom::End(d) => (i128::from(d), 2),
+        };
+        Python::with_gil(|py| {
+            self.file
+                .call_method1(py, "seek", (offset, whence))
+                .and_then(|p| p.extract::<u64>(py))
+                .map_err(|e| io::Error::other(e.to_string()))
         })
     }
 }
@@ -110,6 +130,60 @@ impl Reader {
     }
 }
 
+/// The decoded content of an LZ4 file written with a seek table
+/// (`lzkit compress --seekable`, `recompress_file(..., seekable=N)`),
+/// read at any offset through the table: only the frames a read touches
+/// are decoded.
+///
+/// The table is a claim about the file, never trusted: opening checks it
+/// against the file (its entries lie before the table and in order, and
+/// the bytes they leave out hold no data), and a read checks the frame
+/// headers of the entries that place it (their stated content sizes) and
+/// the decoded size and checksum of what it decodes. Any disagreement is an
+/// error; `LZ4FrameFile` then reads by decoding from the start instead.
+#[pyclass(module = "lzkit._lzkit")]
+pub(crate) struct TableReader {
+    inner: SeekableReader<Locked<PyReader>>,
+}
+
+#[pymethods]
+impl TableReader {
+    /// The reader of `fileobj` (a seekable binary file, positioned
+    /// anywhere) if it ends in an LZ4 seek table that checks out against
+    /// it, else None (no table, a zstd one, or one the file refutes).
+    #[staticmethod]
+    fn open(py: Python<'_>, fileobj: PyObject) -> Option<Self> {
+        let src = Locked::new(PyReader { file: fileobj });
+        // No table: None (never a scan, which reads the whole file).
+        let opts = ReaderOptions::new().scan(false);
+        let inner = py
+            .allow_threads(|| SeekableReader::with_options(src, opts))
+            .ok()?;
+        (inner.table().format() == TableFormat::Lz4).then_some(TableReader { inner })
+    }
+
+    /// Up to `size` decoded bytes from `offset` (fewer only at the end).
+    fn read_at(&self, py: Python<'_>, offset: u64, size: usize) -> PyResult<Py<PyBytes>> {
+        let mut out = vec![0u8; size];
+        let n = py
+            .allow_threads(|| self.inner.read_at(offset, &mut out))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyBytes::new(py, &out[..n]).unbind())
+    }
+
+    /// The decoded content's length, as the table states it, once every
+    /// entry was checked against its frame's header (each places the
+    /// content after it).
+    fn size(&self, py: Python<'_>) -> PyResult<u64> {
+        let len = self.inner.len();
+        // A read at the end checks every entry's header before it reports
+        // the end.
+        py.allow_threads(|| self.inner.read_at(len, &mut [0u8; 1]))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(len)
+    }
+}
+
 /// Whether `e` is a stream cut short (in whatever frame or block).
 fn truncated(e: &lzkit::Error) -> bool {
     match e {
@@ -124,5 +198,6 @@ fn truncated(e: &lzkit::Error) -> bool {
 /// Add this module's functions and classes to the native module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Reader>()?;
+    m.add_class::<TableReader>()?;
     Ok(())
 }
