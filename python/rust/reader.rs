@@ -58,10 +58,14 @@ impl Seek for PyReader {
 }
 
 /// Decoded bytes of an LZ4 or zstd stream read from a Python file object,
-/// in bounded memory: `read(n)`.
-#[pyclass(module = "lzkit._lzkit", unsendable)]
+/// in bounded memory: `read(n)`. Any thread may read it (a file opened in
+/// one thread is often read in another); the decoder is behind a mutex,
+/// which makes it `Sync` as a class of a free-threaded build must be
+/// (reads take `&mut self` and so reach it without locking: Python's
+/// borrow flag already keeps them one at a time).
+#[pyclass(module = "lzkit._lzkit")]
 pub(crate) struct Reader {
-    inner: Box<dyn Read>,
+    inner: std::sync::Mutex<Box<dyn Read + Send>>,
     codec: Codec,
 }
 
@@ -78,7 +82,10 @@ impl Reader {
         let src = PyReader { file: fileobj };
         let inner = format::decoder(formats::frames_of(codec)?, src, &opts)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(Reader { inner, codec })
+        Ok(Reader {
+            inner: std::sync::Mutex::new(inner),
+            codec,
+        })
     }
 
     /// Up to `size` decoded bytes (all that is left if negative); `b""` at
@@ -86,14 +93,19 @@ impl Reader {
     #[pyo3(signature = (size=-1))]
     fn read(&mut self, py: Python<'_>, size: i64) -> PyResult<Py<PyBytes>> {
         let mut out = Vec::new();
+        // No guard is ever taken (so it is never poisoned).
+        let inner = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let result = if size < 0 {
-            self.inner.read_to_end(&mut out).map(|_| ())
+            inner.read_to_end(&mut out).map(|_| ())
         } else {
             let want = size as usize;
             out.resize(want, 0);
             let mut filled = 0;
             let r = loop {
-                match self.inner.read(&mut out[filled..]) {
+                match inner.read(&mut out[filled..]) {
                     Ok(0) => break Ok(()),
                     Ok(n) => {
                         filled += n;
