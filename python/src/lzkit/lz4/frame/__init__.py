@@ -3,13 +3,10 @@ as files, with python-lz4's arguments and defaults, plus ``threads=``
 (multithreaded compression of large inputs; parallel decoding of frames of
 independent blocks).
 
-Differences from python-lz4: ``LZ4FrameDecompressor`` decodes a frame when
-all of it has arrived (memory: one frame); ``LZ4FrameFile`` and ``open``
-read in bounded memory whatever the frame's size, and seek through the
+Differences from python-lz4 (the table in ``python/README.md``):
+``threads=``; ``LZ4FrameFile`` and ``open`` read in bounded memory whatever the frame's size, and seek through the
 seek table of a file written with ``--seekable`` (python-lz4's file
-decodes from the start). ``compress_begin``,
-``compress_chunk``, ``compress_flush`` and the context functions are not
-provided: use ``LZ4FrameCompressor``.
+decodes from the start).
 """
 
 import builtins
