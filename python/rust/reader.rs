@@ -176,7 +176,10 @@ impl TableReader {
 
     /// Up to `size` decoded bytes from `offset` (fewer only at the end).
     fn read_at(&self, py: Python<'_>, offset: u64, size: usize) -> PyResult<Py<PyBytes>> {
-        let mut out = vec![0u8; size];
+        // No more room than the content has left (at least a byte: a read
+        // at the end checks every entry's header before it reports it).
+        let left = self.inner.len().saturating_sub(offset).max(1);
+        let mut out = vec![0u8; usize::try_from(left).map_or(size, |l| l.min(size))];
         let n = py
             .allow_threads(|| self.inner.read_at(offset, &mut out))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
