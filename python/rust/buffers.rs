@@ -148,6 +148,7 @@ pub(crate) fn output_with(
 /// A `bytes` object of at most `cap` bytes that `fill` writes (returning
 /// how many): decoded in place, then shrunk to that length (no copy of
 /// the content).
+#[cfg(not(feature = "abi3"))]
 pub(crate) fn bytes_up_to(
     py: Python<'_>,
     cap: usize,
@@ -179,6 +180,20 @@ pub(crate) fn bytes_up_to(
             .downcast_into_unchecked::<PyBytes>()
             .unbind())
     }
+}
+
+/// [`bytes_up_to`] on the stable ABI (the `abi3` feature), which cannot
+/// shrink a `bytes` object: decoded into a buffer of `cap` bytes, then the
+/// bytes written copied into the object returned.
+#[cfg(feature = "abi3")]
+pub(crate) fn bytes_up_to(
+    py: Python<'_>,
+    cap: usize,
+    fill: impl FnOnce(&mut [u8]) -> PyResult<usize>,
+) -> PyResult<Py<PyBytes>> {
+    let mut buf = vec![0u8; cap];
+    let written = fill(&mut buf)?.min(cap);
+    Ok(PyBytes::new(py, &buf[..written]).unbind())
 }
 
 thread_local! {

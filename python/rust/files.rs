@@ -28,13 +28,45 @@ pub(crate) fn temporary_for(dst: &std::path::Path) -> Result<tempfile::NamedTemp
     })
 }
 
-/// Rename the complete temporary file `tmp` to `dst`, replacing what is
-/// there (a link at `dst` is replaced, never followed); on failure `tmp`
-/// is deleted.
-pub(crate) fn persist(tmp: tempfile::NamedTempFile, dst: &std::path::Path) -> Result<(), String> {
-    tmp.persist(dst)
-        .map(drop)
-        .map_err(|e| format!("{}: {}", dst.display(), e.error))
+/// Refuse an existing `dst` unless `overwrite`: checked before any work
+/// is done, so that a refusal costs nothing. Anything at the name counts,
+/// a symbolic link too (even one to nothing): it is never followed.
+/// [`persist`] checks again, atomically, when the output is complete.
+pub(crate) fn refuse_existing(dst: &std::path::Path, overwrite: bool) -> pyo3::PyResult<()> {
+    if !overwrite && dst.symlink_metadata().is_ok() {
+        return Err(exists_error(dst));
+    }
+    Ok(())
+}
+
+/// Rename the complete temporary file `tmp` to `dst`. With `overwrite`,
+/// what is there is replaced (a link at `dst` is replaced, never
+/// followed); without it the rename fails if anything is at `dst`, even
+/// something put there while the output was written (one atomic step:
+/// `renameat2(RENAME_NOREPLACE)`, or a hard link, which never replaces).
+/// On failure `tmp` is deleted.
+pub(crate) fn persist(
+    tmp: tempfile::NamedTempFile,
+    dst: &std::path::Path,
+    overwrite: bool,
+) -> pyo3::PyResult<()> {
+    let done = if overwrite {
+        tmp.persist(dst)
+    } else {
+        tmp.persist_noclobber(dst)
+    };
+    done.map(drop).map_err(|e| match e.error.kind() {
+        std::io::ErrorKind::AlreadyExists if !overwrite => exists_error(dst),
+        _ => pyo3::exceptions::PyRuntimeError::new_err(format!("{}: {}", dst.display(), e.error)),
+    })
+}
+
+/// Python's `FileExistsError` for an output that is not replaced.
+fn exists_error(dst: &std::path::Path) -> pyo3::PyErr {
+    pyo3::exceptions::PyFileExistsError::new_err(format!(
+        "{}: already exists; not overwritten (overwrite=True replaces it)",
+        dst.display()
+    ))
 }
 
 /// Refuse to write `dst` if it is the file `src` (opened as `input`):

@@ -1,6 +1,6 @@
 //! Recompression (`lzkit.recompress_file`): one file decoded and encoded
-//! again as LZ4 or zstd, written under a temporary name and renamed over
-//! the destination when complete.
+//! again as LZ4 or zstd, written under a temporary name and renamed to
+//! the destination when complete (over an existing one only when asked).
 
 use std::io;
 
@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::buffers::set_fields;
-use crate::files::{os_error, persist, refuse_same_file, temporary_for};
+use crate::files::{os_error, persist, refuse_existing, refuse_same_file, temporary_for};
 use crate::formats;
 
 /// `lzkit.recompress_file`: decode `src` (LZ4, zstd, gzip, zlib, xz or
@@ -18,12 +18,15 @@ use crate::formats;
 /// `threads` threads (0: all cores; 1: decoding and encoding on the
 /// calling thread). The output is written under a random hidden name in
 /// `dst`'s directory, created exclusively (never through a link planted
-/// there), and renamed over `dst` when complete (and, with `verify`,
-/// decoded again and compared); on failure it is removed. A `dst` that is
-/// `src` (the same file, also through a link) is refused. Returns the
-/// summary.
+/// there), and renamed to `dst` when complete (and, with `verify`,
+/// decoded again and compared); on failure it is removed. An existing
+/// `dst` (a file, a link, anything) raises `FileExistsError` unless
+/// `overwrite`, as the command refuses one without `-f`: checked before
+/// the work and again, atomically, by the rename. A `dst` that is `src`
+/// (the same file, also through a link) is refused, even with
+/// `overwrite`. Returns the summary.
 #[pyfunction]
-#[pyo3(signature = (src, dst, to="zstd", level=None, threads=0, verify=true, seekable=0))]
+#[pyo3(signature = (src, dst, to="zstd", level=None, threads=0, verify=true, seekable=0, *, overwrite=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn recompress_file<'py>(
     py: Python<'py>,
@@ -34,6 +37,7 @@ pub(crate) fn recompress_file<'py>(
     threads: usize,
     verify: bool,
     seekable: usize,
+    overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     use lzkit::format::Target;
     use lzkit::recompress::{RecompressError, RecompressOptions};
@@ -50,9 +54,11 @@ pub(crate) fn recompress_file<'py>(
         .serial(threads == 1);
     // A missing or unreadable source: Python's own exception for it.
     let input = std::fs::File::open(&src).map_err(|e| os_error(&src, e))?;
-    let result = py.allow_threads(|| -> Result<lzkit::recompress::Summary, String> {
-        refuse_same_file(&src, &input, &dst)?;
-        let tmp = temporary_for(&dst)?;
+    let summary = py.allow_threads(|| -> PyResult<lzkit::recompress::Summary> {
+        let failed = |e: String| PyRuntimeError::new_err(e);
+        refuse_same_file(&src, &input, &dst).map_err(failed)?;
+        refuse_existing(&dst, overwrite)?;
+        let tmp = temporary_for(&dst).map_err(failed)?;
         let output = std::io::BufWriter::with_capacity(1 << 20, tmp);
         let done = lzkit::recompress::recompress(
             io::BufReader::with_capacity(1 << 20, input),
@@ -64,19 +70,22 @@ pub(crate) fn recompress_file<'py>(
             Ok((w, summary)) => {
                 let tmp = w
                     .into_inner()
-                    .map_err(|e| format!("{}: {}", dst.display(), e.error()))?;
+                    .map_err(|e| failed(format!("{}: {}", dst.display(), e.error())))?;
                 tmp.as_file()
                     .sync_all()
-                    .map_err(|e| format!("{}: {e}", dst.display()))?;
+                    .map_err(|e| failed(format!("{}: {e}", dst.display())))?;
                 (tmp, summary)
             }
-            Err(RecompressError::Input(e)) => return Err(format!("{}: {e}", src.display())),
-            Err(RecompressError::Output(e)) => return Err(format!("{}: {e}", dst.display())),
+            Err(RecompressError::Input(e)) => {
+                return Err(failed(format!("{}: {e}", src.display())));
+            }
+            Err(RecompressError::Output(e)) => {
+                return Err(failed(format!("{}: {e}", dst.display())));
+            }
         };
-        persist(tmp, &dst)?;
+        persist(tmp, &dst, overwrite)?;
         Ok(summary)
-    });
-    let summary = result.map_err(PyRuntimeError::new_err)?;
+    })?;
     summary_dict(py, &summary)
 }
 

@@ -118,7 +118,9 @@ pub(crate) fn recompress_part(
             .sum();
         tmp.as_file().set_len(frames).map_err(|e| err(&part, e))?;
         tmp.as_file().sync_all().map_err(|e| err(&part, e))?;
-        crate::files::persist(tmp, &part).map_err(PyRuntimeError::new_err)?;
+        // A name no one else uses (random per recompression): never over
+        // a file.
+        crate::files::persist(tmp, &part, false)?;
         let entries = table
             .entries()
             .iter()
@@ -166,10 +168,11 @@ impl Write for PartHashes {
     }
 }
 
-/// `lzkit._lzkit.join_parts(src, dst, to, parts)`: the parts (`(path,
-/// entries, content_xxh64)` from `recompress_part`, in order) put end to
-/// end in `dst` under one seek table, written under a temporary name and
-/// renamed when complete; the result decoded again (on every core) and
+/// `lzkit._lzkit.join_parts(src, dst, to, parts, overwrite)`: the parts
+/// (`(path, entries, content_xxh64)` from `recompress_part`, in order) put
+/// end to end in `dst` under one seek table, written under a temporary
+/// name and renamed when complete (over an existing `dst` only with
+/// `overwrite`, as `recompress_file`); the result decoded again (on every core) and
 /// each part's content checked against its hash. The part files are
 /// removed. Returns the summary of `lzkit.recompress_file`.
 #[pyfunction]
@@ -179,6 +182,7 @@ pub(crate) fn join_parts<'py>(
     dst: PathBuf,
     to: &str,
     parts: Vec<Part>,
+    overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let format = crate::formats::write_options(to, None, 1)?.format();
     let checksums = parts.iter().flat_map(|p| &p.1).any(|e| e.2.is_some());
@@ -189,6 +193,7 @@ pub(crate) fn join_parts<'py>(
             use std::io::Read;
             let mut f = File::open(&src).map_err(|e| err(&src, e))?;
             crate::files::refuse_same_file(&src, &f, &dst).map_err(PyRuntimeError::new_err)?;
+            crate::files::refuse_existing(&dst, overwrite)?;
             let n = f.read(&mut head).map_err(|e| err(&src, e))?;
             head[n..].fill(0);
         }
@@ -246,7 +251,7 @@ pub(crate) fn join_parts<'py>(
                 "the joined parts do not decode to the content they were made from",
             ));
         }
-        crate::files::persist(tmp, &dst).map_err(PyRuntimeError::new_err)?;
+        crate::files::persist(tmp, &dst, overwrite)?;
         for (path, _, _) in &parts {
             let _ = std::fs::remove_file(path);
         }

@@ -505,3 +505,165 @@ def test_a_frame_file_seeks_as_python_lz4s(tmp_path):
             assert f.tell() == g.tell()
             assert f.read(777) == g.read(777)
     assert lz4.VERSION == lzkit.__version__ == lz4.__version__
+
+
+# Seeks of a python-lz4 file: both ways, from every whence, past both ends.
+SEEKS = [(1000, 0), (500, 1), (10, 0), (-100, 2), (-5, 1), (250_000, 0), (-1, 0),
+         (10**9, 0), (0, 0), (-50_000, 2), (3, 1)]
+
+
+def seekable_lz4(tmp_path, data, chunk=16 << 10, name="seek.lz4"):
+    """``data`` as lzkit's ``--seekable`` writes it: frames of ``chunk``
+    bytes, then the seek table."""
+    import gzip
+
+    src = tmp_path / (name + ".gz")
+    src.write_bytes(gzip.compress(data))
+    dst = tmp_path / name
+    lzkit.recompress_file(str(src), str(dst), to="lz4", seekable=chunk)
+    return dst
+
+
+class CountingFile(io.FileIO):
+    """A file that counts the bytes read from it."""
+
+    read_bytes = 0
+
+    def readinto(self, b):
+        n = super().readinto(b)
+        self.read_bytes += n or 0
+        return n
+
+    def read(self, size=-1):
+        data = super().read(size)
+        self.read_bytes += len(data)
+        return data
+
+
+def same_seeks(path, data):
+    """lzkit's file and python-lz4's agree on every seek and read of
+    ``path`` (whose content is ``data``); returns lzkit's underlying file."""
+    raw = CountingFile(path)
+    with lz4.frame.open(raw) as f, ref_frame.open(path) as g:
+        for offset, whence in SEEKS:
+            got = f.seek(offset, whence)
+            assert got == g.seek(offset, whence), (offset, whence)
+            assert f.tell() == g.tell() == got
+            assert f.read(777) == g.read(777) == data[got:got + 777]
+            assert f.readline() == g.readline()
+            assert f.tell() == g.tell()
+        f.seek(0)
+        assert f.read() == data
+    return raw
+
+
+def test_a_frame_file_seeks_through_its_seek_table(tmp_path):
+    data = DATA["prose"][:400_000]
+    path = seekable_lz4(tmp_path, data)
+    same_seeks(path, data)
+    # Only the frames read are decoded: a read near the end of a large
+    # file reads little of it.
+    big = data * 20
+    path = seekable_lz4(tmp_path, big, chunk=64 << 10, name="big.lz4")
+    size = os.path.getsize(path)
+    with CountingFile(path) as raw, lz4.frame.open(raw) as f:
+        assert f.seek(-1000, io.SEEK_END) == len(big) - 1000
+        assert f.read() == big[-1000:]
+        assert f.seek(12_345) == 12_345 and f.read(100) == big[12_345:12_445]
+        assert raw.read_bytes < size // 4, (raw.read_bytes, size)
+
+
+def lz4_table(blob):
+    """(where the entries start, their count, an entry's length) of a
+    file's LZ4 seek table (lzkit's format: 17-byte entries, 4 more with
+    checksums, then the count, the descriptor and "LZK1")."""
+    count = int.from_bytes(blob[-9:-5], "little")
+    assert blob[-4:] == b"LZK1"
+    size = 21 if blob[-5] & 0x80 else 17
+    return len(blob) - 9 - size * count, count, size
+
+
+def test_a_seek_table_the_file_refutes_is_not_believed(tmp_path):
+    xxhash = pytest.importorskip("xxhash")
+    data = DATA["prose"][:400_000]
+    good = seekable_lz4(tmp_path, data).read_bytes()
+    start, count, size = lz4_table(good)
+    assert count >= 10
+
+    def entry(blob, k):
+        at = start + size * k
+        return at, int.from_bytes(blob[at + 12:at + 16], "little")
+
+    # 1. A damaged entry (the table's own checksum is then wrong): refused
+    # when the table is read.
+    bad = bytearray(good)
+    at, _ = entry(bad, 3)
+    bad[at + 12] ^= 0x40
+    (tmp_path / "damaged.lz4").write_bytes(bad)
+    same_seeks(tmp_path / "damaged.lz4", data)
+
+    # 2. A table that lies consistently: the decoded sizes of two entries
+    # swapped (the total unchanged) and its checksum made right. Opening
+    # accepts it; the first read it places wrongly checks the frame
+    # headers and decodes from the start instead.
+    bad = bytearray(good)
+    (a, sa), (b, sb) = entry(bad, 0), entry(bad, count - 1)
+    assert sa != sb
+    bad[a + 12:a + 16], bad[b + 12:b + 16] = sb.to_bytes(4, "little"), sa.to_bytes(4, "little")
+    body = bytes(bad[start:len(bad) - 4])
+    bad[start - 4:start] = (xxhash.xxh64(body).intdigest() & 0xFFFFFFFF).to_bytes(4, "little")
+    (tmp_path / "lying.lz4").write_bytes(bad)
+    from lzkit._lzkit import TableReader
+
+    with open(tmp_path / "lying.lz4", "rb") as fp:
+        assert TableReader.open(fp) is not None  # the lie gets past the open
+    with open(tmp_path / "seek.lz4", "rb") as fp:
+        assert TableReader.open(fp) is not None
+    with open(tmp_path / "damaged.lz4", "rb") as fp:
+        assert TableReader.open(fp) is None
+    same_seeks(tmp_path / "lying.lz4", data)
+    # Reads right after the first seek: (0, 0) and (-5, 1) need no size,
+    # so the table is first refuted by the read; then SEEK_END.
+    for first in [(0, 0), (-5, 1), (100, 0), (-10, 2), (200_000, 0)]:
+        with lz4.frame.open(tmp_path / "lying.lz4") as f:
+            got = f.seek(*first)
+            assert f.read(300_000) == data[got:got + 300_000]
+            assert f.seek(-10, io.SEEK_END) == len(data) - 10 and f.read() == data[-10:]
+
+
+def test_a_seekable_file_with_corrupt_data_reads_as_a_plain_decode(tmp_path):
+    data = DATA["prose"][:400_000]
+    good = seekable_lz4(tmp_path, data).read_bytes()
+    start, count, size = lz4_table(good)
+    # The entry that holds content byte 300,000, and its bytes in the file.
+    at = 0
+    for k in range(count):
+        e = start + size * k
+        offset = int.from_bytes(good[e:e + 8], "little")
+        length = int.from_bytes(good[e + 8:e + 12], "little")
+        at += int.from_bytes(good[e + 12:e + 16], "little")
+        if at > 300_000:
+            break
+
+    def outcome(read):
+        try:
+            return "read", read()
+        except Exception as e:
+            return "raised", type(e)
+
+    # Damage in its header, its first block's size, its data, its end.
+    for where in (offset + 4, offset + 8, offset + length // 2, offset + length - 2):
+        bad = bytearray(good)
+        bad[where] ^= 0x5A
+        path = tmp_path / f"corrupt-{where}.lz4"
+        path.write_bytes(bad)
+
+        def seek_then_read(module):
+            with module.open(path) as f:
+                f.seek(300_000)
+                return f.read(1000)
+
+        # python-lz4's file decodes up to there and stops before the
+        # frame's end: damage further on is not seen yet.
+        assert outcome(lambda: seek_then_read(lz4.frame)) == outcome(
+            lambda: seek_then_read(ref_frame)), where

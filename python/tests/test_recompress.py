@@ -106,3 +106,70 @@ def test_a_missing_file_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         lzkit.probe([str(tmp_path / "missing")])
     assert not (tmp_path / "out.zst").exists()
+
+
+def test_recompress_file_refuses_an_existing_destination(tmp_path):
+    src = gzip_file(tmp_path)
+    dst = tmp_path / "out.zst"
+    dst.write_bytes(PRECIOUS)
+    with pytest.raises(FileExistsError, match=str(dst)):
+        lzkit.recompress_file(str(src), str(dst), to="zstd")
+    assert dst.read_bytes() == PRECIOUS
+    assert sorted(os.listdir(tmp_path)) == ["out.zst", "src.gz"]
+    # overwrite=True replaces it, as the command's -f.
+    summary = lzkit.recompress_file(str(src), str(dst), to="zstd", overwrite=True)
+    assert summary["content"] == len(DATA)
+    assert zstd.decompress(dst.read_bytes(), max_output_size=len(DATA)) == DATA
+    assert sorted(os.listdir(tmp_path)) == ["out.zst", "src.gz"]
+
+
+def test_recompress_file_never_replaces_or_follows_a_link_at_the_destination(tmp_path):
+    src = gzip_file(tmp_path)
+    dst = tmp_path / "out.lz4"
+    victim = plant_links(tmp_path, [dst])
+    with pytest.raises(FileExistsError, match=str(dst)):
+        lzkit.recompress_file(str(src), str(dst), to="lz4")
+    assert dst.is_symlink() and victim.read_bytes() == PRECIOUS
+    # A link to nothing is something at the name too.
+    dangling = tmp_path / "dangling.lz4"
+    os.symlink(tmp_path / "nowhere", dangling)
+    with pytest.raises(FileExistsError):
+        lzkit.recompress_file(str(src), str(dangling), to="lz4")
+    assert dangling.is_symlink() and not (tmp_path / "nowhere").exists()
+    # With overwrite=True the link itself is replaced, its target untouched.
+    lzkit.recompress_file(str(src), str(dst), to="lz4", overwrite=True)
+    assert not dst.is_symlink() and victim.read_bytes() == PRECIOUS
+    with lzkit.lz4.frame.open(dst, "rb") as f:
+        assert f.read() == DATA
+    assert sorted(os.listdir(tmp_path)) == ["dangling.lz4", "out.lz4", "src.gz", "victim"]
+
+
+def test_dask_recompress_writes_over_its_own_outputs_unless_told_not_to(tmp_path):
+    src = gzip_file(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (first,) = lzkit.dask.recompress([str(src)], to="zstd", out_dir=str(out))
+    # A rerun replaces the output (one task, and a split file's join).
+    (again,) = lzkit.dask.recompress([str(src)], to="zstd", out_dir=str(out))
+    assert again["output"] == first["output"] and again["content"] == len(DATA)
+    seek = tmp_path / "big.zst"
+    lzkit.recompress_file(str(src), str(seek), to="zstd", seekable=64 << 10)
+    for _ in range(2):
+        (r,) = lzkit.dask.recompress([str(seek)], to="lz4", seekable=64 << 10,
+                                     split=256 << 10, out_dir=str(out))
+        assert r["content"] == len(DATA)
+    before = {n: (out / n).read_bytes() for n in os.listdir(out)}
+    for path, kw in ((src, {}), (seek, dict(seekable=64 << 10, split=256 << 10))):
+        to = "zstd" if path == src else "lz4"
+        with pytest.raises(FileExistsError):
+            lzkit.dask.recompress([str(path)], to=to, out_dir=str(out), overwrite=False, **kw)
+    assert {n: (out / n).read_bytes() for n in os.listdir(out)} == before
+    # The join refuses too when a file appears at its name after the parts
+    # were made (the check before the tasks saw nothing there).
+    dst = out / "late.lz4"
+    token = "0123456789abcdef"
+    part = lzkit.dask._part(str(seek), str(dst), token, 0, "lz4", None, 64 << 10, 0, len(DATA))
+    dst.write_bytes(PRECIOUS)
+    with pytest.raises(FileExistsError):
+        lzkit.dask._join(str(seek), str(dst), "lz4", False, part)
+    assert dst.read_bytes() == PRECIOUS

@@ -133,16 +133,20 @@ def output_name(path, to="zstd", out_dir=None):
     return out
 
 
-def _output(path, to, out_dir):
+def _output(path, to, out_dir, overwrite):
     dst = output_name(path, to, out_dir)
     if os.path.abspath(dst) == os.path.abspath(path):
         raise ValueError(f"{path}: the output name is the input's; give out_dir")
+    # Before any task runs (the native side checks again when it writes).
+    if not overwrite and os.path.lexists(dst):
+        raise FileExistsError(f"{dst}: already exists; not overwritten (overwrite=True replaces it)")
     return dst
 
 
-def _recompress_one(path, to, level, out_dir, verify, seekable, threads):
-    dst = _output(path, to, out_dir)
-    summary = _recompress_file(path, dst, to, level, threads, verify, seekable)
+def _recompress_one(path, to, level, out_dir, verify, seekable, threads, overwrite):
+    dst = _output(path, to, out_dir, overwrite)
+    summary = _recompress_file(path, dst, to, level, threads, verify, seekable,
+                               overwrite=overwrite)
     summary.update(path=path, output=dst)
     return summary
 
@@ -160,8 +164,8 @@ def _part(path, dst, token, k, to, level, chunk, start, end):
     return name, entries, xxh
 
 
-def _join(path, dst, to, *parts):
-    summary = _join_parts(path, dst, to, list(parts))
+def _join(path, dst, to, overwrite, *parts):
+    summary = _join_parts(path, dst, to, list(parts), overwrite)
     summary.update(path=path, output=dst)
     return summary
 
@@ -178,7 +182,7 @@ def _plan(path, seekable, split):
 
 
 def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
-               verify=True, seekable=0, threads=1, split=256 << 20):
+               verify=True, seekable=0, threads=1, split=256 << 20, overwrite=True):
     """Recompress ``paths`` (LZ4, zstd, gzip, zlib, xz, LZMA) to ``to``
     (``"lz4"`` or ``"zstd"``) at ``level``, one task per file on
     ``client``'s workers (or here, one after another, without a client).
@@ -192,13 +196,20 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
     on every core of its worker and checks each part's content. The bytes
     are those of one task; ``split=0`` turns this off.
 
+    ``overwrite``: an existing output is replaced (the default, so that a
+    rerun writes over the outputs of an earlier one); with False it raises
+    ``FileExistsError`` before any task starts, as ``recompress_file``
+    does by default.
+
     Returns one summary per file, in order: ``path``, ``output``,
     ``source``, ``read``, ``content``, ``content_xxh64``, ``written``,
     ``verified``. The first failure raises.
     """
     job = partial(_recompress_one, to=to, level=level, out_dir=out_dir,
-                  verify=verify, seekable=seekable, threads=threads)
+                  verify=verify, seekable=seekable, threads=threads, overwrite=overwrite)
     paths = [os.fspath(p) for p in paths]
+    for path in paths:
+        _output(path, to, out_dir, overwrite)
     plans = [_plan(p, seekable, split) for p in paths]
     if client is None:
         out = []
@@ -206,22 +217,22 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
             if plan is None:
                 out.append(job(path))
                 continue
-            dst = _output(path, to, out_dir)
+            dst = _output(path, to, out_dir, overwrite)
             token = secrets.token_hex(8)
             parts = [_part(path, dst, token, k, to, level, seekable, a, b)
                      for k, (a, b) in enumerate(plan)]
-            out.append(_join(path, dst, to, *parts))
+            out.append(_join(path, dst, to, overwrite, *parts))
         return out
     futures = []
     for path, plan in zip(paths, plans):
         if plan is None:
             futures.append(client.submit(job, path, pure=False))
             continue
-        dst = _output(path, to, out_dir)
+        dst = _output(path, to, out_dir, overwrite)
         token = secrets.token_hex(8)
         parts = [client.submit(_part, path, dst, token, k, to, level, seekable, a, b, pure=False)
                  for k, (a, b) in enumerate(plan)]
-        futures.append(client.submit(_join, path, dst, to, *parts, pure=False))
+        futures.append(client.submit(_join, path, dst, to, overwrite, *parts, pure=False))
     return client.gather(futures)
 
 

@@ -3,11 +3,10 @@ as files, with python-lz4's arguments and defaults, plus ``threads=``
 (multithreaded compression of large inputs; parallel decoding of frames of
 independent blocks).
 
-Differences from python-lz4: ``LZ4FrameDecompressor`` decodes a frame when
-all of it has arrived (memory: one frame); ``LZ4FrameFile`` and ``open``
-read in bounded memory whatever the frame's size. ``compress_begin``,
-``compress_chunk``, ``compress_flush`` and the context functions are not
-provided: use ``LZ4FrameCompressor``.
+Differences from python-lz4 (the table in ``python/README.md``):
+``threads=``; ``LZ4FrameFile`` and ``open`` read in bounded memory whatever the frame's size, and seek through the
+seek table of a file written with ``--seekable`` (python-lz4's file
+decodes from the start).
 """
 
 import builtins
@@ -18,6 +17,7 @@ from ..._lzkit import FrameCompressor as _FrameCompressor
 from ..._lzkit import FrameDecompressor as _FrameDecompressor
 from ..._lzkit import frame_compress as _compress
 from ..._lzkit import frame_decompress as _decompress
+from ..._lzkit import TableReader as _TableReader
 from ..._lzkit import get_frame_info
 from ..._stream import RawReader as _RawReader
 
@@ -282,10 +282,63 @@ class LZ4FrameDecompressor:
 _MODE_CLOSED, _MODE_READ, _MODE_WRITE = 0, 1, 2
 
 
+class _TableRefuted(Exception):
+    """A read through the seek table failed: the file disagrees with its
+    table (or is corrupt, which decoding from the start then reports)."""
+
+
+class _TableRaw(io.RawIOBase):
+    """The decoded content of a file with a seek table, at any position
+    (``_lzkit.TableReader``), as a raw stream for ``io.BufferedReader``."""
+
+    def __init__(self, table):
+        self._table = table
+        self._pos = 0
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self._pos
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self.size()
+        self._pos = max(0, offset)
+        return self._pos
+
+    def size(self):
+        try:
+            return self._table.size()
+        except Exception as e:
+            raise _TableRefuted(str(e)) from e
+
+    def readinto(self, buf):
+        with memoryview(buf) as view, view.cast("B") as out:
+            try:
+                data = self._table.read_at(self._pos, len(out))
+            except Exception as e:
+                raise _TableRefuted(str(e)) from e
+            out[:len(data)] = data
+            self._pos += len(data)
+            return len(data)
+
+
 class LZ4FrameFile(io.BufferedIOBase):
     """A file of LZ4 frames, read (``'r'``, ``'rb'``) or written (``'w'``,
     ``'wb'``, ``'x'``, ``'xb'``, ``'a'``, ``'ab'``). ``filename``: a path or
     a file object. Reading decodes every frame in turn in bounded memory.
+
+    ``seek`` on a file that ends in a seek table (written with lzkit's
+    ``--seekable``) goes through the table: only the frames read are
+    decoded. The table is checked against the file first, and whenever the
+    file disagrees with it the file is read as any other, by decoding from
+    the start, with the same results.
     """
 
     def __init__(self, filename, mode="r", block_size=BLOCKSIZE_DEFAULT,
@@ -315,6 +368,10 @@ class LZ4FrameFile(io.BufferedIOBase):
         if mode_code == _MODE_READ:
             self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", threads))
             self._size = -1
+            # The seek table: looked for at the first seek (None: not yet;
+            # False: none, or one the file refutes).
+            self._table = None
+            self._start = self._fp.tell() if self._fp.seekable() else -1
         else:
             self._compressor = LZ4FrameCompressor(
                 block_size=block_size, block_linked=block_linked,
@@ -371,12 +428,21 @@ class LZ4FrameFile(io.BufferedIOBase):
 
     def seek(self, offset, whence=io.SEEK_SET):
         """Move to ``offset`` of the decoded data (``whence``: ``io.SEEK_SET``,
-        ``SEEK_CUR`` or ``SEEK_END``), as python-lz4's file does it: forward
-        by decoding and dropping, backward by decoding again from the
-        start (slow on large files); returns the new position."""
+        ``SEEK_CUR`` or ``SEEK_END``); returns the new position, python-lz4's
+        (at least 0, at most the end). Through the file's seek table if it
+        has one that checks out (only the frames read are decoded); else as
+        python-lz4's file does it: forward by decoding and dropping,
+        backward by decoding again from the start (slow on large files)."""
         self._check(_MODE_READ)
         if not self._fp.seekable():
             raise io.UnsupportedOperation("the underlying file is not seekable")
+        if whence not in (io.SEEK_SET, io.SEEK_CUR, io.SEEK_END):
+            raise ValueError("Invalid value for whence: {}".format(whence))
+        if self._through_table():
+            try:
+                return self._seek_in_table(offset, whence)
+            except _TableRefuted:
+                self._decode_from_start()
         if whence == io.SEEK_SET:
             target = offset
         elif whence == io.SEEK_CUR:
@@ -387,45 +453,98 @@ class LZ4FrameFile(io.BufferedIOBase):
                     pass
                 self._size = self._pos
             target = self._size + offset
-        else:
-            raise ValueError("Invalid value for whence: {}".format(whence))
         if target < self._pos:
-            self._fp.seek(0)
-            self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", self._threads))
-            self._pos = 0
+            self._rewind()
+        self._skip_to(target)
+        return self._pos
+
+    def _rewind(self):
+        self._fp.seek(0)
+        self._buffer = io.BufferedReader(_RawReader(self._fp, "lz4", self._threads))
+        self._pos = 0
+
+    def _skip_to(self, target):
+        """Decode forward to ``target`` (or the end)."""
         left = target - self._pos
         while left > 0:
             data = self.read(min(io.DEFAULT_BUFFER_SIZE, left))
             if not data:
                 break
             left -= len(data)
+
+    def _through_table(self):
+        """Whether reads go through the seek table: looked for once, at the
+        first seek, in a file read from its start."""
+        if self._table is None:
+            self._table = False
+            # The table places the content of the file from byte 0: a file
+            # object handed over elsewhere is read as it is, forward.
+            table = None
+            if self._start == 0:
+                here = self._fp.tell()
+                table = _TableReader.open(self._fp)
+                if table is None:
+                    # Where the decode forward reads on.
+                    self._fp.seek(here)
+            if table is not None:
+                self._table = table
+                raw = _TableRaw(table)
+                raw.seek(self._pos)
+                self._buffer = io.BufferedReader(raw)
+        return self._table is not False
+
+    def _seek_in_table(self, offset, whence):
+        """``seek`` through the table: where python-lz4's ends (at most the
+        end of the content, at least 0), without decoding what lies before."""
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._buffer.raw.size()
+        if offset > self._pos:
+            # Past the end: the end, as a decode forward stops there.
+            offset = min(offset, self._buffer.raw.size())
+        self._pos = self._buffer.seek(max(0, offset))
         return self._pos
 
-    def peek(self, size=-1):
+    def _decode_from_start(self):
+        """The file disagrees with its table: from now on, read as any file
+        is (decoded from the start), at the same position."""
+        self._table = False
+        target = self._pos
+        self._rewind()
+        self._skip_to(target)
+
+    def _reading(self, op, *args):
+        """``op`` of the buffered reader; again on a decode from the start
+        if the seek table turns out wrong (nothing was returned: the
+        position is where it was)."""
         self._check(_MODE_READ)
-        return self._buffer.peek(size)
+        try:
+            return getattr(self._buffer, op)(*args)
+        except _TableRefuted:
+            self._decode_from_start()
+            return getattr(self._buffer, op)(*args)
+
+    def peek(self, size=-1):
+        return self._reading("peek", size)
 
     def read(self, size=-1):
-        self._check(_MODE_READ)
-        data = self._buffer.read(size)
+        data = self._reading("read", size)
         self._pos += len(data)
         return data
 
     def read1(self, size=-1):
-        self._check(_MODE_READ)
-        data = self._buffer.read1(size)
+        data = self._reading("read1", size)
         self._pos += len(data)
         return data
 
     def readinto(self, b):
-        self._check(_MODE_READ)
-        n = self._buffer.readinto(b)
+        n = self._reading("readinto", b)
         self._pos += n
         return n
 
     def readline(self, size=-1):
-        self._check(_MODE_READ)
-        line = self._buffer.readline(size)
+        line = self._reading("readline", size)
         self._pos += len(line)
         return line
 
