@@ -8,13 +8,9 @@ use super::exec::{ExecFn, Out};
 use super::frame::{self, Header, Start};
 use super::frame_state::{BlockRunner, FrameState, Hashing};
 use super::variant::Variant;
-use crate::adaptive::{Policy, Votes};
+use crate::adaptive::Policy;
 use crate::error::{Error, Result};
 use crate::mem;
-
-/// The zstd decoders' votes for the process prior, by index in
-/// [`Variant::candidates`].
-static VOTES: Votes = Votes::new();
 
 /// What a [`Decoder`] has learned about one variant (tuning diagnostics,
 /// not a stable API): the chooser's report, per variant.
@@ -131,20 +127,25 @@ fn blocks_output(src: &[u8], h: &Header) -> (u64, Option<usize>) {
     (most, None)
 }
 
-/// Output an adaptive decoder decodes with its prior (the variant this
-/// process's decoders settled on most often, else
-/// [`Variant::default_for_cpu`]), untimed, before it explores. zstd's
-/// variants differ only in their copies, a few percent apart, while
-/// exploring costs more than on LZ4 (a switched-to variant's first blocks
-/// run slow): on the development corpus's 64 KiB-1 MiB files (1 MiB
-/// frames, 3-10 MiB decoded per file) exploring after LZ4's 2 MiB left
-/// the adaptive decoder 2-3.5% behind the 32-byte variant on the
-/// geometric mean, and up to 19% on a file, and ahead on none.
+/// Output an adaptive decoder decodes with its prior,
+/// [`Variant::default_for_cpu`], untimed, before it explores. zstd's
+/// variants differ only in their copies, mostly a few percent apart,
+/// while exploring costs more than on LZ4 (a switched-to variant's first
+/// blocks run slow): on the development corpus's 64 KiB-1 MiB files
+/// (1 MiB frames, 3-10 MiB decoded per file) exploring after LZ4's 2 MiB
+/// left the adaptive decoder 2-3.5% behind the 32-byte variant on the
+/// geometric mean, up to 19% on a file, and ahead on none.
+///
+/// The prior is the CPU's default, not the variant other decoders of the
+/// process settled on (LZ4's process prior): trusted this long, a leader
+/// that suits other streams can cost a stream dearly (the 64-byte variant,
+/// the leader of a benchmark run over the corpus, decoded
+/// `weather.hour.Int32` at level 19 at 0.65 times the 32-byte variant's
+/// speed).
 const PRIOR_TRUST_BYTES: usize = 32 << 20;
 
 impl Decoder {
     /// An adaptive decoder over [`Variant::candidates`], starting on the
-    /// variant this process's decoders settled on most often, else the
     /// default for this CPU, which it trusts for the first
     /// [`PRIOR_TRUST_BYTES`] of output before it explores.
     pub fn new() -> Self {
@@ -160,14 +161,9 @@ impl Decoder {
             .iter()
             .position(|a| a.0 == Variant::default_for_cpu())
             .unwrap_or(0);
-        let candidates = Variant::candidates();
-        let prior = VOTES
-            .leader(candidates.len())
-            .map(|i| candidates[i])
-            .unwrap_or(Variant::default_for_cpu());
-        let policy = Policy::adaptive(arms, initial, seed, Some(&VOTES))
+        let policy = Policy::adaptive(arms, initial, seed, None)
             .with_prior_trust(PRIOR_TRUST_BYTES)
-            .with_prior(Some(prior));
+            .with_prior(Some(Variant::default_for_cpu()));
         Decoder::with_policy(policy)
     }
 
