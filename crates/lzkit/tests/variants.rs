@@ -34,6 +34,35 @@ fn every_variant_round_trips_every_shape() {
     }
 }
 
+/// Periods of 64 to 129 bytes, every variant: matches at offsets around
+/// the 64-byte kernel's width (it copies offsets below 128 in 32-byte
+/// chunks), longer than their offset.
+#[test]
+fn every_variant_copies_offsets_around_the_widest_chunk() {
+    for (k, period) in [64usize, 65, 70, 96, 100, 127, 128, 129]
+        .into_iter()
+        .enumerate()
+    {
+        // Random bytes around: the long match starts and ends well inside
+        // the output (a buffer's first and last bytes are decoded by the
+        // careful path).
+        let mut data = lzkit_testkit::random(1000, 98);
+        data.extend(lzkit_testkit::periodic(20_000 + period, period, k as u64));
+        data.extend(lzkit_testkit::random(300, 99));
+        for level in [1, 9] {
+            let c = block::compress(&data, level);
+            for &v in Variant::available() {
+                let mut out = vec![0u8; data.len()];
+                let n = Decoder::with_variant(v)
+                    .unwrap()
+                    .decompress_into(&c, &mut out)
+                    .unwrap_or_else(|e| panic!("{v}: period {period}: {e}"));
+                assert_eq!(&out[..n], &data[..], "{v} period {period} level {level}");
+            }
+        }
+    }
+}
+
 #[test]
 fn variants_agree_on_corrupt_input() {
     let mut rng = Rng::for_data(99);

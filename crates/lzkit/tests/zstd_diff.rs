@@ -251,6 +251,33 @@ fn one_shot_frames() {
     }
 }
 
+/// Periods of 64 to 129 bytes: long matches at offsets around the 64-byte
+/// kernel's width, which copies offsets below 128 in 32-byte chunks (each
+/// variant forced, through `check`).
+#[test]
+fn offsets_around_the_widest_chunk() {
+    for (k, period) in [64usize, 65, 70, 96, 100, 127, 128, 129]
+        .into_iter()
+        .enumerate()
+    {
+        // Random bytes around: the long match starts and ends well inside
+        // the output (a buffer's first and last bytes are decoded by the
+        // careful path).
+        let mut original = lzkit_testkit::random(1000, 98);
+        original.extend(periodic(40_000 + period, period, k as u64));
+        original.extend(lzkit_testkit::random(300, 99));
+        for level in [1, 19] {
+            let f = zstd_ref::compress_one_shot(&original, level, true);
+            check(
+                &f,
+                &[],
+                &original,
+                &format!("period {period} level {level}"),
+            );
+        }
+    }
+}
+
 /// The extreme levels on data of each kind (deterministic, beside the
 /// sampled levels above).
 #[test]
@@ -439,10 +466,10 @@ fn variants_are_named() {
     }
 }
 
-/// An adaptive decoder trusts its prior (the process's leader, else the
-/// default for this CPU) for tens of MiB before it explores: 8 MiB of
-/// 128 KiB-block frames are all decoded by one variant, none of them
-/// timed (LZ4's decoders start exploring after 2 MiB).
+/// An adaptive decoder trusts its prior (the default for this CPU) for
+/// tens of MiB before it explores: 8 MiB of 128 KiB-block frames are all
+/// decoded by that variant, none of them timed (LZ4's decoders start
+/// exploring after 2 MiB).
 #[test]
 fn adaptive_decoder_trusts_its_prior_over_several_mib() {
     let original = generate_kind(Kind::Text, 1 << 20, 7);
@@ -456,6 +483,7 @@ fn adaptive_decoder_trusts_its_prior_over_several_mib() {
     let stats = d.stats();
     let used: Vec<_> = stats.iter().filter(|s| s.blocks > 0).collect();
     assert_eq!(used.len(), 1, "{stats:?}");
+    assert_eq!(used[0].arm, Variant::default_for_cpu(), "{stats:?}");
     assert!(stats.iter().all(|s| s.timed == 0), "{stats:?}");
     assert!(used[0].blocks >= 64, "{stats:?}");
 }
