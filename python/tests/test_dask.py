@@ -119,6 +119,28 @@ def test_probe_on_the_cluster_gives_one_machines_ratios(cluster, tmp_path):
     assert any(c["pareto"] for c in spread["candidates"])
 
 
+def test_probe_on_the_cluster_without_calibration(cluster, tmp_path):
+    """calibrate=0 reaches every worker: the sample's ratios alone, equal to
+    a local probe's without the pass, and different from those with it
+    (the pass reads the whole input here, so it changes the estimate)."""
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"d{i}"
+        p.write_bytes(content(10 + i, 400_000))
+        paths.append(str(p))
+    settings = [("lz4", 1, False), ("zstd", 3, False)]
+    local = lzkit.probe(paths, settings=settings, sample_bytes=1 << 18, time_limit=None,
+                        calibrate=0)
+    spread = lzkit.dask.probe(paths, client=cluster, settings=settings, sample_bytes=1 << 18,
+                              calibrate=0)
+    calibrated = lzkit.dask.probe(paths, client=cluster, settings=settings,
+                                  sample_bytes=1 << 18)
+    for a, b in zip(local["candidates"], spread["candidates"]):
+        assert a["ratio"] == b["ratio"] and a["compressed_bytes"] == b["compressed_bytes"]
+    assert [c["ratio"] for c in calibrated["candidates"]] != \
+        [c["ratio"] for c in spread["candidates"]]
+
+
 def test_large_seekable_inputs_are_split_into_parts(cluster, tmp_path):
     """Files lzkit reads at any offset are cut into parts of whole chunks,
     recompressed by several tasks and joined: the bytes and the summary of

@@ -251,20 +251,28 @@ def _front(cands, speed):
 
 
 def probe(paths, client=None, settings=None, sample_bytes=32 << 20,
-          block_size=64 << 10, time_limit=None):
+          block_size=64 << 10, time_limit=None, calibrate=1.5):
     """``lzkit.probe`` with its settings spread over ``client``'s workers:
     every worker builds the same sample (it is deterministic; the files must
     be readable by every worker) and measures one setting on one thread.
     Ratios are those of a probe on one machine (with ``time_limit=None``,
     the default here, every setting compresses the whole sample); speeds
     are each worker's. Without a client, ``lzkit.probe`` on one thread.
+
+    Every worker also runs its own calibration pass (``calibrate`` seconds,
+    0: off; see ``lzkit.probe``). The ratios agree between workers, and
+    with ``lzkit.probe``, when that pass ends by itself (the ratios known
+    to within 1%, or the end of the input), not when its time runs out
+    first: a slower or busier worker then compresses fewer blocks. For
+    ratios equal whatever the timing, give ``calibrate=0`` (the sample's
+    ratios, with wider intervals) or time enough for the pass to end.
     """
     from . import DEFAULT_SETTINGS
 
     paths = [os.fspath(p) for p in paths]
     settings = list(settings or DEFAULT_SETTINGS)
     one = partial(_probe_files, paths, sample_bytes=sample_bytes, block_size=block_size,
-                  threads=1, time_limit=time_limit)
+                  threads=1, time_limit=time_limit, calibrate=calibrate)
     if client is None:
         return one(settings)
     reports = client.gather(client.map(one, [[s] for s in settings], pure=False))
