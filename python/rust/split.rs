@@ -174,7 +174,8 @@ impl Write for PartHashes {
 /// name and renamed when complete (over an existing `dst` only with
 /// `overwrite`, as `recompress_file`); the result decoded again (on every core) and
 /// each part's content checked against its hash. The part files are
-/// removed. Returns the summary of `lzkit.recompress_file`.
+/// removed, also when the join fails. Returns the summary of
+/// `lzkit.recompress_file`.
 #[pyfunction]
 pub(crate) fn join_parts<'py>(
     py: Python<'py>,
@@ -252,9 +253,6 @@ pub(crate) fn join_parts<'py>(
             ));
         }
         crate::files::persist(tmp, &dst, overwrite)?;
-        for (path, _, _) in &parts {
-            let _ = std::fs::remove_file(path);
-        }
         Ok(Summary {
             source,
             read,
@@ -265,7 +263,12 @@ pub(crate) fn join_parts<'py>(
             trailing_zeros: 0,
         })
     });
-    // On failure the temporary file was deleted when dropped.
+    // The parts are removed whether the join succeeded or not (their names
+    // carry a random token: no one else's files); on failure the temporary
+    // file was deleted when dropped.
+    for (path, _, _) in &parts {
+        let _ = std::fs::remove_file(path);
+    }
     crate::recompress::summary_dict(py, &result?)
 }
 

@@ -119,6 +119,33 @@ def test_probe_on_the_cluster_gives_one_machines_ratios(cluster, tmp_path):
     assert any(c["pareto"] for c in spread["candidates"])
 
 
+def test_a_failed_split_recompression_leaves_no_part(tmp_path, monkeypatch):
+    """A split recompression that fails after its parts were written (here:
+    a join that raises before it runs) removes every part file."""
+    data = b"".join(content(40 + i, 400_000) for i in range(4))
+    src = str(tmp_path / "src.zst")
+    lzkit.recompress_file(str(_write(tmp_path / "src.zst1", zstd.compress(data))), src,
+                          to="zstd", seekable=64 << 10)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert len(lzkit.dask._plan(src, 64 << 10, 256 << 10)) > 1
+
+    def failing_join(path, dst, to, overwrite, *parts):
+        assert all(os.path.exists(p[0]) for p in parts)
+        raise RuntimeError("the join failed")
+
+    monkeypatch.setattr(lzkit.dask, "_join", failing_join)
+    with pytest.raises(RuntimeError, match="the join failed"):
+        lzkit.dask.recompress([src], to="lz4", seekable=64 << 10, split=256 << 10,
+                              out_dir=str(out))
+    assert os.listdir(out) == []
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return path
+
+
 def test_probe_on_the_cluster_without_calibration(cluster, tmp_path):
     """calibrate=0 reaches every worker: the sample's ratios alone, equal to
     a local probe's without the pass, and different from those with it

@@ -173,3 +173,5 @@ def test_dask_recompress_writes_over_its_own_outputs_unless_told_not_to(tmp_path
     with pytest.raises(FileExistsError):
         lzkit.dask._join(str(seek), str(dst), "lz4", False, part)
     assert dst.read_bytes() == PRECIOUS
+    # The failed join removed its part all the same.
+    assert not os.path.exists(part[0])

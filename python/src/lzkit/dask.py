@@ -158,6 +158,16 @@ def _part_name(dst, token, k):
     return f"{dst}.lzkit-part-{token}-{k}"
 
 
+def _remove_parts(dst, token, n):
+    """Remove the part files of one split recompression that are left (a
+    join removes its parts; a failed part task or join may leave some)."""
+    for k in range(n):
+        try:
+            os.remove(_part_name(dst, token, k))
+        except FileNotFoundError:
+            pass
+
+
 def _part(path, dst, token, k, to, level, chunk, start, end):
     name = _part_name(dst, token, k)
     entries, xxh = _recompress_part(path, name, to, level, chunk, start, end)
@@ -219,11 +229,15 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
                 continue
             dst = _output(path, to, out_dir, overwrite)
             token = secrets.token_hex(8)
-            parts = [_part(path, dst, token, k, to, level, seekable, a, b)
-                     for k, (a, b) in enumerate(plan)]
-            out.append(_join(path, dst, to, overwrite, *parts))
+            try:
+                parts = [_part(path, dst, token, k, to, level, seekable, a, b)
+                         for k, (a, b) in enumerate(plan)]
+                out.append(_join(path, dst, to, overwrite, *parts))
+            finally:
+                _remove_parts(dst, token, len(plan))
         return out
     futures = []
+    split_files = []
     for path, plan in zip(paths, plans):
         if plan is None:
             futures.append(client.submit(job, path, pure=False))
@@ -233,7 +247,18 @@ def recompress(paths, to="zstd", level=None, client=None, out_dir=None,
         parts = [client.submit(_part, path, dst, token, k, to, level, seekable, a, b, pure=False)
                  for k, (a, b) in enumerate(plan)]
         futures.append(client.submit(_join, path, dst, to, overwrite, *parts, pure=False))
-    return client.gather(futures)
+        split_files.append((dst, token, len(plan), parts))
+    try:
+        return client.gather(futures)
+    except BaseException:
+        # A task failed: once every task has ended (a part still being
+        # written, a join still reading its parts), remove the parts no
+        # join removed (a join removes its own, failed or not).
+        from distributed import wait
+        wait(futures + [f for *_, parts in split_files for f in parts])
+        for dst, token, n, _ in split_files:
+            _remove_parts(dst, token, n)
+        raise
 
 
 def _front(cands, speed):
