@@ -25,6 +25,39 @@ const BLOCK: usize = 32;
 /// `dst.len() == src.len()`.
 #[inline(always)]
 pub(super) fn encode<const W: usize>(src: &[u8], dst: &mut [u8]) {
+    encode_blocks::<W>(src, dst, |block, planes| {
+        for (k, elem) in block.iter().enumerate() {
+            for (plane, &byte) in planes.iter_mut().zip(elem) {
+                plane[k] = byte;
+            }
+        }
+    });
+}
+
+/// The inverse of [`encode`]: gather byte `i` of each of the `W` planes of
+/// `src` into element `i` of `dst`, and copy the tail bytes.
+/// `dst.len() == src.len()`.
+#[inline(always)]
+pub(super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
+    decode_blocks::<W>(src, dst, |planes, block| {
+        for (k, elem) in block.iter_mut().enumerate() {
+            for (byte, plane) in elem.iter_mut().zip(planes) {
+                *byte = plane[k];
+            }
+        }
+    });
+}
+
+/// The frame of both forms of [`encode`]: the tail bytes copied, then
+/// `split` of each block of [`BLOCK`] elements into its `W` plane pieces
+/// (held in arrays, so that the compiler vectorizes it), and the elements
+/// past the last whole block one byte at a time.
+#[inline(always)]
+fn encode_blocks<const W: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    split: impl Fn(&[[u8; W]; BLOCK], &mut [[u8; BLOCK]; W]),
+) {
     debug_assert_eq!(src.len(), dst.len());
     let (elems, tail) = src.as_chunks::<W>();
     let n = elems.len();
@@ -37,11 +70,7 @@ pub(super) fn encode<const W: usize>(src: &[u8], dst: &mut [u8]) {
     for (b, block) in blocks.iter().enumerate() {
         let start = b * BLOCK;
         let mut planes = [[0u8; BLOCK]; W];
-        for (k, elem) in block.iter().enumerate() {
-            for (plane, &byte) in planes.iter_mut().zip(elem) {
-                plane[k] = byte;
-            }
-        }
+        split(block, &mut planes);
         for (j, plane) in planes.iter().enumerate() {
             body[j * n + start..][..BLOCK].copy_from_slice(plane);
         }
@@ -54,11 +83,15 @@ pub(super) fn encode<const W: usize>(src: &[u8], dst: &mut [u8]) {
     }
 }
 
-/// The inverse of [`encode`]: gather byte `i` of each of the `W` planes of
-/// `src` into element `i` of `dst`, and copy the tail bytes.
-/// `dst.len() == src.len()`.
+/// The frame of both forms of [`decode`]: the tail bytes copied, then
+/// `join` of each block's `W` plane pieces into its [`BLOCK`] elements,
+/// and the elements past the last whole block one byte at a time.
 #[inline(always)]
-pub(super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
+fn decode_blocks<const W: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    join: impl Fn(&[[u8; BLOCK]; W], &mut [[u8; W]; BLOCK]),
+) {
     debug_assert_eq!(src.len(), dst.len());
     let n = src.len() / W;
     let (body, tail) = src.split_at(n * W);
@@ -74,11 +107,7 @@ pub(super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
         for (j, plane) in planes.iter_mut().enumerate() {
             plane.copy_from_slice(&body[j * n + start..][..BLOCK]);
         }
-        for (k, elem) in block.iter_mut().enumerate() {
-            for (byte, plane) in elem.iter_mut().zip(&planes) {
-                *byte = plane[k];
-            }
-        }
+        join(&planes, block);
     }
     let start = blocks.len() * BLOCK;
     for (k, elem) in rest.iter_mut().enumerate() {
@@ -92,7 +121,7 @@ pub(super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
 /// element is an unsigned integer whose little-endian byte `j` goes to (or
 /// comes from) plane `j`.
 pub(super) mod words {
-    use super::BLOCK;
+    use super::{decode_blocks, encode_blocks};
 
     /// `encode$w` and `decode$w`, the forms of [`super::encode`] and
     /// [`super::decode`] for elements of type `$t`.
@@ -101,56 +130,20 @@ pub(super) mod words {
             /// [`super::encode`] for elements of this width, by shifts.
             #[inline(always)]
             pub(in super::super) fn $encode(src: &[u8], dst: &mut [u8]) {
-                const W: usize = size_of::<$t>();
-                debug_assert_eq!(src.len(), dst.len());
-                let (elems, tail) = src.as_chunks::<W>();
-                let n = elems.len();
-                let (body, dst_tail) = dst.split_at_mut(n * W);
-                dst_tail.copy_from_slice(tail);
-                if n == 0 {
-                    return;
-                }
-                let (blocks, rest) = elems.as_chunks::<BLOCK>();
-                for (b, block) in blocks.iter().enumerate() {
-                    let start = b * BLOCK;
-                    let mut planes = [[0u8; BLOCK]; W];
+                encode_blocks::<{ size_of::<$t>() }>(src, dst, |block, planes| {
                     for (k, elem) in block.iter().enumerate() {
                         let v = <$t>::from_le_bytes(*elem);
                         for (j, plane) in planes.iter_mut().enumerate() {
                             plane[k] = (v >> (8 * j)) as u8;
                         }
                     }
-                    for (j, plane) in planes.iter().enumerate() {
-                        body[j * n + start..][..BLOCK].copy_from_slice(plane);
-                    }
-                }
-                let start = blocks.len() * BLOCK;
-                for (k, elem) in rest.iter().enumerate() {
-                    for (j, &byte) in elem.iter().enumerate() {
-                        body[j * n + start + k] = byte;
-                    }
-                }
+                });
             }
 
             /// [`super::decode`] for elements of this width, by shifts.
             #[inline(always)]
             pub(in super::super) fn $decode(src: &[u8], dst: &mut [u8]) {
-                const W: usize = size_of::<$t>();
-                debug_assert_eq!(src.len(), dst.len());
-                let n = src.len() / W;
-                let (body, tail) = src.split_at(n * W);
-                let (elems, dst_tail) = dst.as_chunks_mut::<W>();
-                dst_tail.copy_from_slice(tail);
-                if n == 0 {
-                    return;
-                }
-                let (blocks, rest) = elems.as_chunks_mut::<BLOCK>();
-                for (b, block) in blocks.iter_mut().enumerate() {
-                    let start = b * BLOCK;
-                    let mut planes = [[0u8; BLOCK]; W];
-                    for (j, plane) in planes.iter_mut().enumerate() {
-                        plane.copy_from_slice(&body[j * n + start..][..BLOCK]);
-                    }
+                decode_blocks::<{ size_of::<$t>() }>(src, dst, |planes, block| {
                     for (k, elem) in block.iter_mut().enumerate() {
                         let mut v: $t = 0;
                         for (j, plane) in planes.iter().enumerate() {
@@ -158,13 +151,7 @@ pub(super) mod words {
                         }
                         *elem = v.to_le_bytes();
                     }
-                }
-                let start = blocks.len() * BLOCK;
-                for (k, elem) in rest.iter_mut().enumerate() {
-                    for (j, byte) in elem.iter_mut().enumerate() {
-                        *byte = body[j * n + start + k];
-                    }
-                }
+                });
             }
         };
     }
