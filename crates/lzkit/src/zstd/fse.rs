@@ -149,12 +149,22 @@ pub(crate) fn lay_out(
     let cs = &counts.counts[..counts.symbols.min(MAX_SYMBOLS)];
     for (s, &c) in cs.iter().enumerate() {
         if c == -1 {
-            order[high] = s as u8;
+            // More "less than one" symbols than cells (counts no table
+            // description passes, but a claim all the same): refused
+            // below, with no write past the table.
+            if let Some(o) = order.get_mut(high) {
+                *o = s as u8;
+            }
             high = high.wrapping_sub(1);
             next[s] = 1;
         } else {
             next[s] = c.max(0) as u16;
         }
+    }
+    // `size` of them fill the table (`high` wraps to the largest value);
+    // more wrap further.
+    if high >= size && high != usize::MAX {
+        return None;
     }
     if high == size - 1 {
         // The symbols in order, 16 bytes at a time: one store for most
@@ -372,6 +382,21 @@ mod tests {
             let step = (size >> 1) + (size >> 3) + 3;
             assert_eq!((step * inverse as usize) & (size - 1), 1);
         }
+    }
+
+    /// More "less than one" symbols than cells: refused, not a write past
+    /// the table.
+    #[test]
+    fn more_lows_than_cells_are_refused() {
+        let mut c = Counts {
+            counts: [-1; MAX_SYMBOLS],
+            symbols: 33,
+            accuracy_log: 5,
+        };
+        let mut order = [0u8; ORDER_BYTES];
+        assert!(lay_out(&c, &mut order).is_none());
+        c.symbols = 32;
+        assert!(lay_out(&c, &mut order).is_some());
     }
 
     #[test]
