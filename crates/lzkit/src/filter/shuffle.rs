@@ -25,7 +25,7 @@ const BLOCK: usize = 32;
 /// `dst.len() == src.len()`.
 #[inline(always)]
 pub(super) fn encode<const W: usize>(src: &[u8], dst: &mut [u8]) {
-    encode_blocks::<W>(src, dst, |block, planes| {
+    encode_blocks::<W, BLOCK>(src, dst, |block, planes| {
         for (k, elem) in block.iter().enumerate() {
             for (plane, &byte) in planes.iter_mut().zip(elem) {
                 plane[k] = byte;
@@ -39,7 +39,7 @@ pub(super) fn encode<const W: usize>(src: &[u8], dst: &mut [u8]) {
 /// `dst.len() == src.len()`.
 #[inline(always)]
 pub(super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
-    decode_blocks::<W>(src, dst, |planes, block| {
+    decode_blocks::<W, BLOCK>(src, dst, |planes, block| {
         for (k, elem) in block.iter_mut().enumerate() {
             for (byte, plane) in elem.iter_mut().zip(planes) {
                 *byte = plane[k];
@@ -48,15 +48,15 @@ pub(super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
     });
 }
 
-/// The frame of both forms of [`encode`]: the tail bytes copied, then
-/// `split` of each block of [`BLOCK`] elements into its `W` plane pieces
-/// (held in arrays, so that the compiler vectorizes it), and the elements
-/// past the last whole block one byte at a time.
+/// The frame of every form of [`encode`]: the tail bytes copied, then
+/// `split` of each block of `B` elements into its `W` plane pieces (held
+/// in arrays, so that the compiler vectorizes it), and the elements past
+/// the last whole block one byte at a time.
 #[inline(always)]
-fn encode_blocks<const W: usize>(
+fn encode_blocks<const W: usize, const B: usize>(
     src: &[u8],
     dst: &mut [u8],
-    split: impl Fn(&[[u8; W]; BLOCK], &mut [[u8; BLOCK]; W]),
+    split: impl Fn(&[[u8; W]; B], &mut [[u8; B]; W]),
 ) {
     debug_assert_eq!(src.len(), dst.len());
     let (elems, tail) = src.as_chunks::<W>();
@@ -66,16 +66,16 @@ fn encode_blocks<const W: usize>(
     if n == 0 {
         return;
     }
-    let (blocks, rest) = elems.as_chunks::<BLOCK>();
+    let (blocks, rest) = elems.as_chunks::<B>();
     for (b, block) in blocks.iter().enumerate() {
-        let start = b * BLOCK;
-        let mut planes = [[0u8; BLOCK]; W];
+        let start = b * B;
+        let mut planes = [[0u8; B]; W];
         split(block, &mut planes);
         for (j, plane) in planes.iter().enumerate() {
-            body[j * n + start..][..BLOCK].copy_from_slice(plane);
+            body[j * n + start..][..B].copy_from_slice(plane);
         }
     }
-    let start = blocks.len() * BLOCK;
+    let start = blocks.len() * B;
     for (k, elem) in rest.iter().enumerate() {
         for (j, &byte) in elem.iter().enumerate() {
             body[j * n + start + k] = byte;
@@ -84,13 +84,13 @@ fn encode_blocks<const W: usize>(
 }
 
 /// The frame of both forms of [`decode`]: the tail bytes copied, then
-/// `join` of each block's `W` plane pieces into its [`BLOCK`] elements,
+/// `join` of each block's `W` plane pieces into its [`B`] elements,
 /// and the elements past the last whole block one byte at a time.
 #[inline(always)]
-fn decode_blocks<const W: usize>(
+fn decode_blocks<const W: usize, const B: usize>(
     src: &[u8],
     dst: &mut [u8],
-    join: impl Fn(&[[u8; BLOCK]; W], &mut [[u8; W]; BLOCK]),
+    join: impl Fn(&[[u8; B]; W], &mut [[u8; W]; B]),
 ) {
     debug_assert_eq!(src.len(), dst.len());
     let n = src.len() / W;
@@ -100,16 +100,16 @@ fn decode_blocks<const W: usize>(
     if n == 0 {
         return;
     }
-    let (blocks, rest) = elems.as_chunks_mut::<BLOCK>();
+    let (blocks, rest) = elems.as_chunks_mut::<B>();
     for (b, block) in blocks.iter_mut().enumerate() {
-        let start = b * BLOCK;
-        let mut planes = [[0u8; BLOCK]; W];
+        let start = b * B;
+        let mut planes = [[0u8; B]; W];
         for (j, plane) in planes.iter_mut().enumerate() {
-            plane.copy_from_slice(&body[j * n + start..][..BLOCK]);
+            plane.copy_from_slice(&body[j * n + start..][..B]);
         }
         join(&planes, block);
     }
-    let start = blocks.len() * BLOCK;
+    let start = blocks.len() * B;
     for (k, elem) in rest.iter_mut().enumerate() {
         for (j, byte) in elem.iter_mut().enumerate() {
             *byte = body[j * n + start + k];
@@ -121,7 +121,7 @@ fn decode_blocks<const W: usize>(
 /// element is an unsigned integer whose little-endian byte `j` goes to (or
 /// comes from) plane `j`.
 pub(super) mod words {
-    use super::{decode_blocks, encode_blocks};
+    use super::{BLOCK, decode_blocks, encode_blocks};
 
     /// `encode$w` and `decode$w`, the forms of [`super::encode`] and
     /// [`super::decode`] for elements of type `$t`.
@@ -130,7 +130,7 @@ pub(super) mod words {
             /// [`super::encode`] for elements of this width, by shifts.
             #[inline(always)]
             pub(in super::super) fn $encode(src: &[u8], dst: &mut [u8]) {
-                encode_blocks::<{ size_of::<$t>() }>(src, dst, |block, planes| {
+                encode_blocks::<{ size_of::<$t>() }, BLOCK>(src, dst, |block, planes| {
                     for (k, elem) in block.iter().enumerate() {
                         let v = <$t>::from_le_bytes(*elem);
                         for (j, plane) in planes.iter_mut().enumerate() {
@@ -143,7 +143,7 @@ pub(super) mod words {
             /// [`super::decode`] for elements of this width, by shifts.
             #[inline(always)]
             pub(in super::super) fn $decode(src: &[u8], dst: &mut [u8]) {
-                decode_blocks::<{ size_of::<$t>() }>(src, dst, |planes, block| {
+                decode_blocks::<{ size_of::<$t>() }, BLOCK>(src, dst, |planes, block| {
                     for (k, elem) in block.iter_mut().enumerate() {
                         let mut v: $t = 0;
                         for (j, plane) in planes.iter().enumerate() {
@@ -196,17 +196,7 @@ pub(super) mod sse2 {
     /// [`super::encode`] with SSE2.
     #[inline(always)]
     pub(in super::super) fn encode<const W: usize>(src: &[u8], dst: &mut [u8]) {
-        debug_assert_eq!(src.len(), dst.len());
-        let (elems, tail) = src.as_chunks::<W>();
-        let n = elems.len();
-        let (body, dst_tail) = dst.split_at_mut(n * W);
-        dst_tail.copy_from_slice(tail);
-        if n == 0 {
-            return;
-        }
-        let (blocks, rest) = elems.as_chunks::<BLOCK>();
-        for (b, block) in blocks.iter().enumerate() {
-            let start = b * BLOCK;
+        super::encode_blocks::<W, BLOCK>(src, dst, |block, planes| {
             let bytes = block.as_flattened();
             let mut v: [__m128i; W] = core::array::from_fn(|k| {
                 let chunk = &bytes[16 * k..][..16];
@@ -216,38 +206,21 @@ pub(super) mod sse2 {
             for _ in 0..4 {
                 v = round(v);
             }
-            for (j, x) in v.iter().enumerate() {
-                let plane = &mut body[j * n + start..][..BLOCK];
+            for (plane, x) in planes.iter_mut().zip(&v) {
                 // SAFETY: `plane` is 16 writable bytes; no alignment needed.
                 unsafe { _mm_storeu_si128(plane.as_mut_ptr().cast(), *x) };
             }
-        }
-        let start = blocks.len() * BLOCK;
-        for (k, elem) in rest.iter().enumerate() {
-            for (j, &byte) in elem.iter().enumerate() {
-                body[j * n + start + k] = byte;
-            }
-        }
+        });
     }
 
     /// [`super::decode`] with SSE2.
     #[inline(always)]
     pub(in super::super) fn decode<const W: usize>(src: &[u8], dst: &mut [u8]) {
-        debug_assert_eq!(src.len(), dst.len());
-        let n = src.len() / W;
-        let (body, tail) = src.split_at(n * W);
-        let (elems, dst_tail) = dst.as_chunks_mut::<W>();
-        dst_tail.copy_from_slice(tail);
-        if n == 0 {
-            return;
-        }
-        let (blocks, rest) = elems.as_chunks_mut::<BLOCK>();
-        for (b, block) in blocks.iter_mut().enumerate() {
-            let start = b * BLOCK;
+        super::decode_blocks::<W, BLOCK>(src, dst, |planes, block| {
             let mut v: [__m128i; W] = core::array::from_fn(|j| {
-                let plane = &body[j * n + start..][..BLOCK];
-                // SAFETY: `plane` is 16 readable bytes; no alignment needed.
-                unsafe { _mm_loadu_si128(plane.as_ptr().cast()) }
+                // SAFETY: `planes[j]` is 16 readable bytes; no alignment
+                // needed.
+                unsafe { _mm_loadu_si128(planes[j].as_ptr().cast()) }
             });
             for _ in 0..W.trailing_zeros() {
                 v = round(v);
@@ -258,12 +231,6 @@ pub(super) mod sse2 {
                 // SAFETY: `chunk` is 16 writable bytes; no alignment needed.
                 unsafe { _mm_storeu_si128(chunk.as_mut_ptr().cast(), *x) };
             }
-        }
-        let start = blocks.len() * BLOCK;
-        for (k, elem) in rest.iter_mut().enumerate() {
-            for (j, byte) in elem.iter_mut().enumerate() {
-                *byte = body[j * n + start + k];
-            }
-        }
+        });
     }
 }
