@@ -132,6 +132,12 @@ impl<'a> BackReader<'a> {
         self.pos == 0
     }
 
+    /// Bits left in the container (0 once more than 64 were consumed).
+    #[inline(always)]
+    pub(crate) fn container_left(&self) -> u32 {
+        64u32.saturating_sub(self.consumed)
+    }
+
     /// Whether more bits were consumed than the stream holds.
     #[inline(always)]
     pub(crate) fn overflowed(&self) -> bool {

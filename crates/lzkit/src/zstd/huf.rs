@@ -126,15 +126,34 @@ impl HufTable {
 
     /// Build from `count` stated weights (the last symbol's is implied).
     fn build(&mut self, weights: &[u8], count: usize) -> Result<(), Fail> {
-        if weights.iter().any(|&w| w as u32 > MAX_BITS) {
-            return Err("Huffman weight above 12");
-        }
         // Weights counted in four sets of counters taking turns: runs of
         // equal weights would otherwise increment one counter in memory
-        // back to back, each waiting for the one before.
+        // back to back, each waiting for the one before. Weight 0 (a
+        // symbol absent from the literals) is not counted: eight of them
+        // in a row, common in sparse alphabets, are skipped at once.
         let mut ranks = [[0u32; 16]; 4];
-        for (i, &w) in weights.iter().enumerate() {
+        const ONES: u64 = u64::from_ne_bytes([1; 8]);
+        let mut above = 0u64;
+        let mut eights = weights.chunks_exact(8);
+        for eight in eights.by_ref() {
+            let v = u64::from_ne_bytes(eight.try_into().unwrap_or_default());
+            if v == 0 {
+                continue;
+            }
+            // A byte's top bit is set where it is above 12: bytes of 128
+            // or more have it already, the others get it from + 115
+            // (no carry leaves a byte: at most 127 + 115).
+            above |= v | ((v & (0x7f * ONES)) + 0x73 * ONES);
+            for (i, &w) in eight.iter().enumerate() {
+                ranks[i & 3][w as usize & 15] += 1;
+            }
+        }
+        for (i, &w) in eights.remainder().iter().enumerate() {
+            above |= ((w as u32 > MAX_BITS) as u64) << 7;
             ranks[i & 3][w as usize & 15] += 1;
+        }
+        if above & (0x80 * ONES) != 0 {
+            return Err("Huffman weight above 12");
         }
         let mut rank = [0u32; MAX_BITS as usize + 2];
         let mut total = 0u32;
@@ -481,6 +500,21 @@ fn fse_weights(src: &[u8], weights: &mut [u8; 256]) -> Result<usize, Fail> {
     // The state whose turn it is, and the other (two locals, not an
     // array indexed by the turn, which would keep them in memory).
     let (mut turn, mut other) = (s1, s2);
+    // Four weights per reload while the container holds their bits (a
+    // state reads at most `log <= 6`) and the count stays below the
+    // limit: no overrun check can fire there, so the order above gives
+    // the same weights. libzstd decodes its weights the same way.
+    debug_assert!(log <= 6 && cells.iter().all(|c| c.nb_bits as u32 <= log));
+    while n + 4 <= 254 && br.container_left() >= 4 * 6 {
+        for _ in 0..4 {
+            let c = cells[turn];
+            weights[n] = c.symbol;
+            n += 1;
+            let updated = (c.base as usize + br.read(c.nb_bits as u32) as usize) & 63;
+            (turn, other) = (other, updated);
+        }
+        br.reload();
+    }
     loop {
         if n > 253 {
             return Err("more than 255 Huffman weights");
@@ -852,6 +886,29 @@ mod tests {
 
     /// The pair share is the share of table indices whose bits hold two
     /// whole codes, counted cell by cell.
+    #[test]
+    fn weights_above_12_are_refused_wherever_they_are() {
+        let mut rng = Rng(0x12);
+        for _ in 0..20 {
+            let symbols = 2 + rng.below(254) as usize;
+            let (weights, _) = random_code(&mut rng, symbols, 11);
+            let mut table = HufTable::default();
+            assert!(table.build(&weights, weights.len()).is_ok());
+            // Every place: in the chunks of eight and in the tail, in a
+            // chunk of zeros, with values just above 12 and above 127.
+            for at in 0..weights.len() {
+                for bad in [13u8, 15, 16, 128, 255] {
+                    let mut w = weights.clone();
+                    w[at] = bad;
+                    assert_eq!(table.build(&w, w.len()), Err("Huffman weight above 12"));
+                }
+                let mut w = vec![0u8; weights.len()];
+                w[at] = 13;
+                assert_eq!(table.build(&w, w.len()), Err("Huffman weight above 12"));
+            }
+        }
+    }
+
     #[test]
     fn pair_share_counts_the_indices_holding_two_codes() {
         let mut rng = Rng(0x5eed);
