@@ -907,10 +907,13 @@ class ZstdDecompressor:
         return view
 
     def decompress(self, data, max_output_size=0, read_across_frames=False, allow_extra_data=True):
-        """The first frame of ``data`` decoded (every frame with
-        ``read_across_frames=True``). A frame that does not state its
-        content size needs ``max_output_size``; ``allow_extra_data=False``
-        refuses anything after the frame."""
+        """The first frame of ``data`` decoded. A frame that does not state
+        its content size needs ``max_output_size``;
+        ``allow_extra_data=False`` refuses anything after the frame.
+        ``read_across_frames=True`` raises ZstdError, as python-zstandard's
+        (``stream_reader`` and ``decompressobj`` take it)."""
+        if read_across_frames:
+            raise ZstdError("ZstdDecompressor.read_across_frames=True is not yet implemented")
         view = self._view(data)
         try:
             h = _parse_header(view)
@@ -930,8 +933,6 @@ class ZstdDecompressor:
         if end is None:
             end = len(view)
         elif end < len(view):
-            if read_across_frames:
-                return self._decompress_all(view, max_output_size)
             if not allow_extra_data:
                 raise ZstdError(f"compressed input contains {len(view) - end} bytes of unused data, which is disallowed")
         frame = view[:end]
@@ -952,35 +953,6 @@ class ZstdDecompressor:
             if msg.startswith(("decompression error", "could not")):
                 raise
             raise ZstdError(f"decompression error: {msg}") from None
-
-    def _decompress_all(self, view, max_output_size):
-        out = []
-        at = 0
-        while at < len(view):
-            end = _frame_end(view, at)
-            if end is None:
-                end = len(view)
-            if int.from_bytes(view[at:at + 4], "little") & _SKIPPABLE_MASK != _SKIPPABLE_MAGIC:
-                out.append(self._decode_any(view[at:end]))
-            at = end
-        result = b"".join(out)
-        if max_output_size and len(result) > max_output_size:
-            raise ZstdError("decompression error: did not decompress full frame")
-        return result
-
-    def _decode_any(self, frame):
-        """One frame decoded, whatever it says of its size."""
-        h = _parse_header(frame)
-        if h.content_size != CONTENTSIZE_UNKNOWN:
-            return self._decode(frame, 0)
-        reader = _RawReader(io.BytesIO(frame), "zstd", 1, self._window_log_max) if self._dict is None else None
-        if reader is not None:
-            try:
-                return reader.readall()
-            except ZstdError as e:
-                raise ZstdError(f"decompression error: {e}") from None
-        # With a dictionary: sized by what the blocks can make.
-        return self._decode(frame, max(1, _frame_bound(frame)))
 
     def decompressobj(self, write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE, read_across_frames=False):
         """A ``zlib.decompressobj``-like object: ``decompress(data)`` as the
@@ -1009,9 +981,10 @@ class ZstdDecompressor:
 
     def read_to_iter(self, reader, read_size=DECOMPRESSION_RECOMMENDED_INPUT_SIZE,
                      write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE, skip_bytes=0):
-        """Decoded chunks (at most ``write_size`` bytes each) of what
-        ``reader`` (a file object or a buffer) holds, decoded as it is
-        read; the first ``skip_bytes`` of the input are skipped."""
+        """Decoded chunks (at most ``write_size`` bytes each) of the first
+        frame of what ``reader`` (a file object or a buffer) holds, decoded
+        as it is read (the source is read up to the frame's end, not past
+        it); the first ``skip_bytes`` of the input are skipped."""
         if skip_bytes >= read_size:
             raise ValueError("skip_bytes must be smaller than read_size")
         src = _Source(reader, read_size)
@@ -1019,18 +992,21 @@ class ZstdDecompressor:
             if src._view is not None and skip_bytes > len(src._view):
                 raise ValueError("skip_bytes larger than first input chunk")
             src.read(skip_bytes)
-        stream = src if self._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
-        return self._iter(stream, write_size)
+        return self._iter(src, write_size, True)
 
-    def _iter(self, stream, write_size):
+    def _iter(self, src, write_size, one_frame):
+        """The decoded chunks of ``src`` (every frame, or the first)."""
+        stream = src if self._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
         if self._dict is not None:
-            obj = ZstdDecompressionObj(self, write_size, True)
-            while True:
+            obj = ZstdDecompressionObj(self, write_size, not one_frame)
+            while not obj.eof:
                 data = stream.read()
                 if not data:
                     break
                 yield from _split(obj.decompress(data), write_size)
             return
+        if one_frame:
+            stream = _OneFrame(stream)
         raw = _RawReader(stream, "zstd", 1, self._window_log_max)
         while True:
             try:
@@ -1051,7 +1027,7 @@ class ZstdDecompressor:
             raise ValueError("second argument must have a write() method")
         src = _Source(ifh, read_size)
         total_out = 0
-        for chunk in self.read_to_iter(src, read_size=read_size, write_size=write_size):
+        for chunk in self._iter(src, write_size, False):
             ofh.write(chunk)
             total_out += len(chunk)
         return src.consumed, total_out
@@ -1090,21 +1066,6 @@ def _stream_error(e):
     if "unknown magic number" in msg:
         return ZstdError(f"zstd decompress error: Unknown frame descriptor ({msg})")
     return ZstdError(f"zstd decompress error: {msg}")
-
-
-def _frame_bound(frame):
-    """The most a frame's blocks can decode to (each at most a block)."""
-    view = _bytes_view(frame)
-    h = _parse_header(view)
-    pos = h.size
-    blocks = 0
-    while len(view) - pos >= 3:
-        bh = int.from_bytes(view[pos:pos + 3], "little")
-        blocks += 1
-        pos += 3 + (1 if bh >> 1 & 3 == 1 else bh >> 3)
-        if bh & 1:
-            break
-    return blocks * BLOCKSIZE_MAX
 
 
 class ZstdDecompressionReader(_ReadOnly):
@@ -1210,7 +1171,38 @@ class ZstdDecompressionReader(_ReadOnly):
         return self.read(-1)
 
     def read1(self, size=-1):
-        return self.read(size)
+        """Up to ``size`` decoded bytes (-1: up to
+        ``DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE``), as soon as there are
+        any: what was decoded already, else what the next read of the
+        source gives (more reads only while they give no output), as
+        python-zstandard's ``read1``."""
+        self._check()
+        if size is None:
+            size = -1
+        if size < -1:
+            raise ValueError("cannot read negative amounts less than -1")
+        if size == 0:
+            return b""
+        if size < 0:
+            size = DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE
+        try:
+            out = self._read1(size)
+        except ZstdError as e:
+            raise _stream_error(e) from None
+        self._pos += len(out)
+        return out
+
+    def _read1(self, size):
+        if self._frames is None:
+            return self._raw.read1(size)
+        while True:
+            out = self._raw.read1(size)
+            if out:
+                return out
+            # The frame has ended (or the input): on to the next, if any.
+            if not self._frames.next_frame():
+                return b""
+            self._raw = self._frame_reader()
 
     def readinto(self, b):
         self._check()
@@ -1220,7 +1212,13 @@ class ZstdDecompressionReader(_ReadOnly):
             return len(data)
 
     def readinto1(self, b):
-        return self.readinto(b)
+        self._check()
+        with memoryview(b) as view, view.cast("B") as out:
+            if not len(out):
+                return 0
+            data = self.read1(len(out))
+            out[:len(data)] = data
+            return len(data)
 
     def seek(self, pos, whence=os.SEEK_SET):
         self._check()
@@ -1301,6 +1299,19 @@ class _PushedReader:
         out = bytes(self._buf[:n])
         del self._buf[:n]
         return out
+
+    def read1(self, n):
+        """Up to ``n`` decoded bytes, as soon as there are any (reads of
+        the source only while the decoder gives nothing)."""
+        while not self._buf and not self._eof:
+            data = self._src.read()
+            if data:
+                self._buf += self._obj.decompress(data)
+                continue
+            self._eof = True
+            if self._obj._dec is not None:
+                self._obj._dec.finish()
+        return self.read(n)
 
 
 class _Prefixed:
