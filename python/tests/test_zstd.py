@@ -519,3 +519,87 @@ def test_read_to_iter_reads_the_first_frame_only_and_not_past_it():
     out = io.BytesIO()
     assert zstd.ZstdDecompressor().copy_stream(io.BytesIO(frame + frame), out) == (2 * len(frame), 24)
     assert out.getvalue() == b"foobarfoobar" * 2
+
+
+def test_buffer_types():
+    import struct
+    b = zstd.BufferWithSegments(b"foofooxfooxy", struct.pack("=6Q", 0, 3, 3, 4, 7, 5))
+    assert (len(b), b.size, b.tobytes()) == (3, 12, b"foofooxfooxy")
+    assert [(s.offset, len(s), s.tobytes()) for s in (b[0], b[1], b[2])] == [
+        (0, 3, b"foo"), (3, 4, b"foox"), (7, 5, b"fooxy")]
+    assert len(b.segments()) == 3 and b.segments().tobytes() == struct.pack("=6Q", 0, 3, 3, 4, 7, 5)
+    with pytest.raises(IndexError, match="offset must be less than 3"):
+        b[3]
+    with pytest.raises(ValueError, match="not a multiple of 16"):
+        zstd.BufferWithSegments(b"foo", b"\0" * 15)
+    with pytest.raises(ValueError, match="outside buffer"):
+        zstd.BufferWithSegments(b"foo", struct.pack("=QQ", 1, 3))
+    c = zstd.BufferWithSegmentsCollection(b, zstd.BufferWithSegments(b"xy", struct.pack("=QQ", 0, 2)))
+    assert (len(c), c.size()) == (4, 14) and c[3].tobytes() == b"xy" and c[2].tobytes() == b"fooxy"
+    with pytest.raises(IndexError, match="non-negative"):
+        c[-1]
+    with pytest.raises(TypeError, match="must be BufferWithSegments"):
+        zstd.BufferWithSegmentsCollection(b, b"xy")
+    # A segment is a buffer to lzkit.zstd's functions (and, from Python
+    # 3.12, to memoryview): a view of the buffer's bytes.
+    frame = zstd.compress(b"hello")
+    seg = zstd.BufferWithSegments(b"ab" + frame, struct.pack("=QQ", 2, len(frame)))[0]
+    assert zstd.decompress(seg) == b"hello" and zstd.frame_content_size(seg) == 5
+    import sys
+    if sys.version_info >= (3, 12):
+        assert bytes(memoryview(seg)) == frame
+
+
+def test_multi_compress_and_decompress_to_buffer():
+    import struct
+    items = [DATA[i * 7000:(i + 1) * 7000 + i] for i in range(40)] + [b""]
+    c = zstd.ZstdCompressor(level=1, write_checksum=True)
+    for threads in (0, 1, 3, -1):
+        frames = c.multi_compress_to_buffer(items, threads=threads)
+        assert isinstance(frames, zstd.BufferWithSegmentsCollection) and len(frames) == len(items)
+        assert [frames[i].tobytes() for i in range(len(items))] == [c.compress(x) for x in items]
+        back = zstd.ZstdDecompressor().multi_decompress_to_buffer(frames, threads=threads)
+        assert [back[i].tobytes() for i in range(len(items))] == items
+        assert back.size() == sum(map(len, items))
+    # A dictionary, and frames that do not state their size (the sizes
+    # given; a wrong one is an error of that item).
+    d = zstd.train_dictionary(2048, [DATA[i:i + 300] for i in range(0, 300_000, 997)])
+    unsized = zstd.ZstdCompressor(dict_data=d, write_content_size=False)
+    frames = [unsized.compress(x) for x in items[:5]]
+    dd = zstd.ZstdDecompressor(dict_data=d)
+    with pytest.raises(ValueError, match="could not determine decompressed size of item 0"):
+        dd.multi_decompress_to_buffer(frames)
+    sizes = struct.pack("=5Q", *map(len, items[:5]))
+    back = dd.multi_decompress_to_buffer(frames, decompressed_sizes=sizes, threads=2)
+    assert [back[i].tobytes() for i in range(5)] == items[:5]
+    wrong = struct.pack("=5Q", *[len(x) for x in items[:4]], len(items[4]) + 1)
+    with pytest.raises(zstd.ZstdError, match="error decompressing item 4"):
+        dd.multi_decompress_to_buffer(frames, decompressed_sizes=wrong)
+    with pytest.raises(ValueError, match="size mismatch"):
+        dd.multi_decompress_to_buffer(frames, decompressed_sizes=sizes[:8])
+    bad = [zstd.compress(b"x" * 128), bytearray(zstd.compress(b"y" * 1000))]
+    bad[1][-3] ^= 0xFF
+    with pytest.raises(zstd.ZstdError, match="error decompressing item 1"):
+        zstd.ZstdDecompressor().multi_decompress_to_buffer(bad, threads=2)
+    with pytest.raises(TypeError, match="item 0 not a bytes like object"):
+        c.multi_compress_to_buffer(["foo"])
+    with pytest.raises(ValueError, match="source elements are empty"):
+        c.multi_compress_to_buffer([b"", b""])
+    assert zstd.backend_features == {"buffer_types", "multi_compress_to_buffer", "multi_decompress_to_buffer"}
+
+
+def test_train_dictionary_searches_k_and_d_as_python_zstandard():
+    samples = [DATA[i:i + 500] + b"tail %d" % i for i in range(0, 200_000, 331)]
+    d = zstd.train_dictionary(4096, samples, threads=2, steps=2, d=6)
+    assert d.d == 6 and d.k in (50, 2000) and len(d) <= 4096
+    fixed = zstd.train_dictionary(4096, samples, k=64, d=8, dict_id=7)
+    assert (fixed.k, fixed.d, fixed.dict_id()) == (64, 8, 7)
+    frame = zstd.ZstdCompressor(dict_data=fixed).compress(samples[3])
+    assert zstd.ZstdDecompressor(dict_data=fixed).decompress(frame) == samples[3]
+    with pytest.raises(zstd.ZstdError, match="cannot train dict"):
+        zstd.train_dictionary(4096, [b"x"])
+    zstandard = pytest.importorskip("zstandard")
+    for kw in ({}, {"k": 64, "d": 8, "dict_id": 7}, {"threads": 2, "steps": 2, "d": 6}):
+        theirs = zstandard.train_dictionary(4096, samples, **kw)
+        ours = zstd.train_dictionary(4096, samples, **kw)
+        assert (ours.as_bytes(), ours.k, ours.d) == (theirs.as_bytes(), theirs.k, theirs.d)
