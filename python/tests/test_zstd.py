@@ -603,3 +603,22 @@ def test_train_dictionary_searches_k_and_d_as_python_zstandard():
         theirs = zstandard.train_dictionary(4096, samples, **kw)
         ours = zstd.train_dictionary(4096, samples, **kw)
         assert (ours.as_bytes(), ours.k, ours.d) == (theirs.as_bytes(), theirs.k, theirs.d)
+
+
+def test_multi_decompress_to_buffer_edge_cases():
+    import struct
+    d = zstd.ZstdDecompressor()
+    # python-zstandard's C backend fails hard on these; lzkit answers.
+    with pytest.raises(ValueError, match="no source elements found"):
+        d.multi_decompress_to_buffer([])
+    empty = d.multi_decompress_to_buffer([zstd.compress(b"")] * 3, threads=2)
+    assert len(empty) == 3 and empty.size() == 0 and empty[2].tobytes() == b""
+    unsized = zstd.ZstdCompressor(write_content_size=False).compress(b"abc")
+    with pytest.raises(zstd.ZstdError, match="item 0: Destination buffer is too small"):
+        d.multi_decompress_to_buffer([unsized], decompressed_sizes=struct.pack("=Q", 2))
+    with pytest.raises(zstd.ZstdError, match="item 0: Destination buffer is too small"):
+        d.multi_decompress_to_buffer([zstd.compress(b"abc")], decompressed_sizes=struct.pack("=Q", 2))
+    with pytest.raises(zstd.ZstdError, match="item 0: decompressed 3 bytes; expected 4"):
+        d.multi_decompress_to_buffer([unsized], decompressed_sizes=struct.pack("=Q", 4))
+    with pytest.raises(TypeError, match="list or BufferWithSegments"):
+        d.multi_decompress_to_buffer((b"a",))

@@ -246,6 +246,18 @@ class BufferWithSegmentsCollection:
                 raise TypeError("arguments must be BufferWithSegments instances")
             if not len(b) or not b.size:
                 raise ValueError("ZstdBufferWithSegments cannot be empty")
+        self._join(buffers)
+
+    @classmethod
+    def _of(cls, buffers):
+        """The collection of ``buffers``, which may be empty ones (the
+        contents ``multi_decompress_to_buffer`` gives may all be
+        empty)."""
+        c = cls.__new__(cls)
+        c._join(buffers)
+        return c
+
+    def _join(self, buffers):
         self._buffers = buffers
         # The index of each buffer's first segment.
         self._starts = []
@@ -300,10 +312,10 @@ def _in_threads(work, items, threads):
     per = -(-len(items) // threads)
     runs = [(i, items[i:i + per]) for i in range(0, len(items), per)]
     if len(runs) == 1:
-        return BufferWithSegmentsCollection(work(*runs[0]))
+        return BufferWithSegmentsCollection._of([work(*runs[0])])
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(runs)) as pool:
         buffers = list(pool.map(lambda run: work(*run), runs))
-    return BufferWithSegmentsCollection(*buffers)
+    return BufferWithSegmentsCollection._of(buffers)
 
 
 # -- frame headers (RFC 8878, 3.1.1) ---------------------------------------
@@ -1190,6 +1202,8 @@ class ZstdDecompressor:
         exactly. ``threads``: the items are split among that many threads
         (-1: one per CPU)."""
         items = _pieces(frames, "argument must be list or BufferWithSegments")
+        if not items:
+            raise ValueError("no source elements found")
         sizes = [0] * len(items)
         if decompressed_sizes is not None:
             raw = _bytes_view(decompressed_sizes)
@@ -1215,7 +1229,8 @@ class ZstdDecompressor:
                     data = _decompress(self._view(view), size, dict_bytes)
                 except ZstdError as e:
                     msg = str(e)
-                    what = "Destination buffer is too small" if "over max_output_size" in msg or "more than max_output_size" in msg \
+                    too_small = ("over max_output_size", "more than max_output_size", "does not fit")
+                    what = "Destination buffer is too small" if any(t in msg for t in too_small) \
                         else "Data corruption detected"
                     raise ZstdError(f"error decompressing item {i}: {what} ({msg})") from None
                 if len(data) != size:
