@@ -120,25 +120,52 @@ impl Reader {
             out.truncate(filled);
             r
         };
-        result.map_err(|e| {
-            let e = lzkit::Error::from_io(e);
-            // zstandard's exception for zstd, python-lz4's for LZ4 (its
-            // file raises EOFError for a file cut short).
-            if self.codec == Codec::Zstd {
-                ZstdError::new_err(e.to_string())
-            } else if truncated(&e) {
-                with_detail(
-                    py,
-                    PyEOFError::new_err(
-                        "Compressed file ended before the end-of-stream marker was reached",
-                    ),
-                    e.to_string(),
-                )
-            } else {
-                lz4f(py, e)
-            }
-        })?;
+        result.map_err(|e| self.error(py, e))?;
         Ok(PyBytes::new(py, &out).unbind())
+    }
+
+    /// Up to `size` decoded bytes from one read of the decoder (`b""` at
+    /// the end): what it has decoded already, else what it decodes from
+    /// the input it reads first, as little as the next block gives (the
+    /// `read1()` of a zstd stream reader).
+    fn read1(&mut self, py: Python<'_>, size: usize) -> PyResult<Py<PyBytes>> {
+        let mut out = vec![0u8; size];
+        // No guard is ever taken (so it is never poisoned).
+        let inner = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = loop {
+            match inner.read(&mut out) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.error(py, e)),
+            }
+        };
+        out.truncate(n);
+        Ok(PyBytes::new(py, &out).unbind())
+    }
+}
+
+impl Reader {
+    /// A decoding error as the codec's Python exception.
+    fn error(&self, py: Python<'_>, e: io::Error) -> PyErr {
+        let e = lzkit::Error::from_io(e);
+        // zstandard's exception for zstd, python-lz4's for LZ4 (its
+        // file raises EOFError for a file cut short).
+        if self.codec == Codec::Zstd {
+            ZstdError::new_err(e.to_string())
+        } else if truncated(&e) {
+            with_detail(
+                py,
+                PyEOFError::new_err(
+                    "Compressed file ended before the end-of-stream marker was reached",
+                ),
+                e.to_string(),
+            )
+        } else {
+            lz4f(py, e)
+        }
     }
 }
 

@@ -456,16 +456,98 @@ pub(crate) fn zstd_estimate_cctx_size(
     Ok(unsafe { zstd_sys::ZSTD_estimateCCtxSize_usingCParams(p) })
 }
 
-/// A zstd dictionary of at most `size` bytes trained on `samples`
-/// (libzstd's trainer).
+/// How `zstd_train_dictionary` trains: python-zstandard's arguments of
+/// `train_dictionary`, as libzstd's fastCover trainer takes them (0: its
+/// default, or a search over the values it tries); a dict of them.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct TrainParams {
+    k: u32,
+    d: u32,
+    f: u32,
+    split_point: f64,
+    accel: u32,
+    notifications: u32,
+    dict_id: u32,
+    level: i32,
+    steps: u32,
+    threads: u32,
+}
+
+/// A zstd dictionary of at most `size` bytes trained on `samples` by
+/// libzstd's fastCover trainer with its parameter search
+/// (`ZDICT_optimizeTrainFromBuffer_fastCover`, as python-zstandard's
+/// `train_dictionary`): the dictionary, and the `k` and `d` it chose.
 #[pyfunction]
 pub(crate) fn zstd_train_dictionary(
     py: Python<'_>,
     size: usize,
     samples: Vec<Vec<u8>>,
-) -> PyResult<Py<PyBytes>> {
-    let dict = py
-        .allow_threads(|| zstd::dict::from_samples(&samples, size))
-        .map_err(|e| ZstdError::new_err(format!("cannot train dict: {e}")))?;
-    Ok(PyBytes::new(py, &dict).unbind())
+    params: TrainParams,
+) -> PyResult<(Py<PyBytes>, u32, u32)> {
+    let TrainParams {
+        k,
+        mut d,
+        f,
+        split_point,
+        accel,
+        notifications,
+        dict_id,
+        mut level,
+        mut steps,
+        threads,
+    } = params;
+    if steps == 0 && threads == 0 {
+        // ZDICT_trainFromBuffer's defaults, as python-zstandard sets them.
+        d = if d == 0 { 8 } else { d };
+        steps = 4;
+        level = if level == 0 { 3 } else { level };
+    }
+    let mut p = zstd_sys::ZDICT_fastCover_params_t {
+        k,
+        d,
+        f,
+        steps,
+        nbThreads: threads,
+        splitPoint: split_point,
+        accel,
+        shrinkDict: 0,
+        shrinkDictMaxRegression: 0,
+        zParams: zstd_sys::ZDICT_params_t {
+            compressionLevel: level,
+            notificationLevel: notifications,
+            dictID: dict_id,
+        },
+    };
+    let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
+    let flat = samples.concat();
+    let count =
+        u32::try_from(samples.len()).map_err(|_| PyValueError::new_err("too many samples"))?;
+    let mut dict = vec![0u8; size];
+    let written = py.allow_threads(|| {
+        // SAFETY: `dict` has `size` writable bytes; `flat` holds the
+        // samples whose lengths `sizes` gives (`count` of them); `p` is a
+        // valid parameters struct libzstd fills in.
+        unsafe {
+            zstd_sys::ZDICT_optimizeTrainFromBuffer_fastCover(
+                dict.as_mut_ptr().cast(),
+                dict.len(),
+                flat.as_ptr().cast(),
+                sizes.as_ptr(),
+                count,
+                &mut p,
+            )
+        }
+    });
+    // SAFETY: a pure function of an error code.
+    if unsafe { zstd_sys::ZDICT_isError(written) } != 0 {
+        // SAFETY: libzstd's static, NUL-terminated name for the code.
+        let name = unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZDICT_getErrorName(written)) };
+        return Err(ZstdError::new_err(format!(
+            "cannot train dict: {}",
+            name.to_string_lossy()
+        )));
+    }
+    dict.truncate(written);
+    Ok((PyBytes::new(py, &dict).unbind(), p.k, p.d))
 }

@@ -8,11 +8,15 @@ its defaults, names and exception (``ZstdError``):
 * ``ZstdCompressor(level=3, dict_data=None, compression_params=None,
   write_checksum=None, write_content_size=None, write_dict_id=None,
   threads=0)``: ``compress``, ``compressobj``, ``stream_writer``,
-  ``stream_reader``, ``read_to_iter``, ``copy_stream``, ``memory_size``;
+  ``stream_reader``, ``read_to_iter``, ``copy_stream``,
+  ``multi_compress_to_buffer``, ``memory_size``;
 * ``ZstdDecompressor(dict_data=None, max_window_size=0,
   format=FORMAT_ZSTD1)``: ``decompress``, ``decompressobj``,
   ``stream_reader``, ``stream_writer``, ``read_to_iter``, ``copy_stream``,
-  ``decompress_content_dict_chain``, ``memory_size``;
+  ``multi_decompress_to_buffer``, ``decompress_content_dict_chain``,
+  ``memory_size``;
+* ``BufferWithSegments``, ``BufferWithSegmentsCollection`` (what the
+  ``multi_*_to_buffer`` methods take and give);
 * ``frame_content_size``, ``frame_header_size``, ``get_frame_parameters``
   (``FrameParameters``), ``ZstdCompressionParameters``,
   ``ZstdCompressionDict``, ``train_dictionary``, ``open`` and the
@@ -28,9 +32,12 @@ What differs is listed in the package's README ("lzkit.zstd and
 python-zstandard").
 """
 
+import bisect
 import builtins as _builtins
+import concurrent.futures
 import io
 import os
+import struct
 
 from ._lzkit import ZstdCCtx as _CCtx
 from ._lzkit import ZstdError
@@ -43,9 +50,8 @@ from ._stream import RawReader as _RawReader
 
 __version__ = "0.1.0"
 backend = "lzkit"
-# None of python-zstandard's C-backend extras (BufferWithSegments,
-# multi_compress_to_buffer, multi_decompress_to_buffer).
-backend_features = set()
+# python-zstandard's C-backend extras, all provided.
+backend_features = {"buffer_types", "multi_compress_to_buffer", "multi_decompress_to_buffer"}
 
 ZSTD_VERSION = (1, 5, 7)
 MAX_COMPRESSION_LEVEL = 22
@@ -101,7 +107,8 @@ __all__ = [
     "FrameParameters", "ZstdCompressionParameters", "ZstdCompressionDict",
     "ZstdCompressor", "ZstdCompressionObj", "ZstdCompressionWriter",
     "ZstdCompressionReader", "ZstdDecompressor", "ZstdDecompressionObj",
-    "ZstdDecompressionWriter", "ZstdError",
+    "ZstdDecompressionWriter", "ZstdError", "BufferSegment", "BufferSegments",
+    "BufferWithSegments", "BufferWithSegmentsCollection",
 ]
 
 _SKIPPABLE_MASK = 0xFFFFFFF0
@@ -109,12 +116,206 @@ _SKIPPABLE_MAGIC = 0x184D2A50
 
 
 def _bytes_view(data):
-    """``data`` (any buffer) as a flat byte memoryview; TypeError for an
-    object without the buffer protocol (str included)."""
+    """``data`` (any buffer, or one of the buffer types below) as a flat
+    byte memoryview; TypeError for an object without the buffer protocol
+    (str included)."""
     if isinstance(data, str):
         raise TypeError("a bytes-like object is required, not 'str'")
+    if isinstance(data, (BufferSegment, BufferSegments, BufferWithSegments)):
+        # Their buffer protocol (``__buffer__``) is Python's from 3.12 on.
+        return data._view
     view = memoryview(data)
     return view if view.format == "B" and view.ndim == 1 else view.cast("B")
+
+
+# -- python-zstandard's buffer types (multi_*_to_buffer) ----------------------
+
+_SEGMENT = struct.Struct("=QQ")
+
+
+class BufferSegment:
+    """One segment of a ``BufferWithSegments``: ``len()``, ``offset`` (in
+    the buffer), ``tobytes()``, and its bytes as a buffer (a view of the
+    buffer's, not a copy: ``memoryview(segment)`` from Python 3.12, any
+    lzkit.zstd function on every version)."""
+
+    __slots__ = ("_view", "offset")
+
+    def __init__(self, view, offset):
+        self._view = view
+        self.offset = offset
+
+    def __len__(self):
+        return len(self._view)
+
+    def __buffer__(self, flags):
+        return self._view.toreadonly()
+
+    def tobytes(self):
+        return self._view.tobytes()
+
+
+class BufferSegments:
+    """The segments of a ``BufferWithSegments`` as its buffer holds them:
+    (offset, length) pairs of native-endian unsigned 64-bit integers."""
+
+    __slots__ = ("_view", "_count")
+
+    def __init__(self, raw, count):
+        self._view = raw
+        self._count = count
+
+    def __len__(self):
+        return self._count
+
+    def __buffer__(self, flags):
+        return self._view.toreadonly()
+
+    def tobytes(self):
+        return self._view.tobytes()
+
+
+class BufferWithSegments:
+    """Bytes (``data``, kept, not copied) and the segments of them that
+    ``segments`` states: (offset, length) pairs packed as native-endian
+    unsigned 64-bit integers (``struct.pack("=QQ", offset, length)``).
+    ``len()`` is the number of segments, ``b[i]`` the i-th
+    (``BufferSegment``), ``size`` the length of ``data``, ``tobytes()`` all
+    of it. What ``multi_compress_to_buffer`` and
+    ``multi_decompress_to_buffer`` take and return (inside a
+    ``BufferWithSegmentsCollection``)."""
+
+    __slots__ = ("_view", "_segments", "_raw", "size")
+
+    def __init__(self, data, segments):
+        view = _bytes_view(data).toreadonly()
+        raw = _bytes_view(segments).toreadonly()
+        if len(raw) % _SEGMENT.size:
+            raise ValueError(f"segments array size is not a multiple of {_SEGMENT.size}")
+        pairs = [p for p in _SEGMENT.iter_unpack(raw)]
+        for offset, length in pairs:
+            if offset + length > len(view):
+                raise ValueError("offset within segments array references memory outside buffer")
+        self._view = view
+        self._segments = pairs
+        self._raw = raw
+        self.size = len(view)
+
+    @classmethod
+    def _of(cls, pieces):
+        """The buffer of ``pieces`` (bytes objects) one after another, one
+        segment each."""
+        pairs, at = [], 0
+        for piece in pieces:
+            pairs.append(_SEGMENT.pack(at, len(piece)))
+            at += len(piece)
+        return cls(b"".join(pieces), b"".join(pairs))
+
+    def __len__(self):
+        return len(self._segments)
+
+    def __getitem__(self, i):
+        if i < 0:
+            raise IndexError("offset must be non-negative")
+        if i >= len(self._segments):
+            raise IndexError(f"offset must be less than {len(self._segments)}")
+        offset, length = self._segments[i]
+        return BufferSegment(self._view[offset:offset + length], offset)
+
+    def __buffer__(self, flags):
+        return self._view.toreadonly()
+
+    def segments(self):
+        """The segments, as ``segments`` gave them (``BufferSegments``)."""
+        return BufferSegments(self._raw, len(self._segments))
+
+    def tobytes(self):
+        return self._view.tobytes()
+
+
+class BufferWithSegmentsCollection:
+    """Several ``BufferWithSegments`` as one sequence of segments: ``len()``
+    counts the segments of all, ``c[i]`` is the i-th of them, ``size()``
+    the bytes of all."""
+
+    def __init__(self, *buffers):
+        if not buffers:
+            raise ValueError("must pass at least 1 argument")
+        for b in buffers:
+            if not isinstance(b, BufferWithSegments):
+                raise TypeError("arguments must be BufferWithSegments instances")
+            if not len(b) or not b.size:
+                raise ValueError("ZstdBufferWithSegments cannot be empty")
+        self._join(buffers)
+
+    @classmethod
+    def _of(cls, buffers):
+        """The collection of ``buffers``, which may be empty ones (the
+        contents ``multi_decompress_to_buffer`` gives may all be
+        empty)."""
+        c = cls.__new__(cls)
+        c._join(buffers)
+        return c
+
+    def _join(self, buffers):
+        self._buffers = buffers
+        # The index of each buffer's first segment.
+        self._starts = []
+        n = 0
+        for b in buffers:
+            self._starts.append(n)
+            n += len(b)
+        self._count = n
+
+    def __len__(self):
+        return self._count
+
+    def __getitem__(self, i):
+        if i < 0:
+            raise IndexError("offset must be non-negative")
+        if i >= self._count:
+            raise IndexError(f"offset must be less than {self._count}")
+        k = bisect.bisect_right(self._starts, i) - 1
+        return self._buffers[k][i - self._starts[k]]
+
+    def size(self):
+        return sum(b.size for b in self._buffers)
+
+
+def _pieces(data, wrong_type):
+    """The items ``multi_*_to_buffer`` were given, as byte views: the
+    segments of a ``BufferWithSegments`` or of a collection, or a list's
+    bytes-like items."""
+    if isinstance(data, BufferWithSegments):
+        return [data[i]._view for i in range(len(data))]
+    if isinstance(data, BufferWithSegmentsCollection):
+        return [data[i]._view for i in range(len(data))]
+    if isinstance(data, list):
+        views = []
+        for i, item in enumerate(data):
+            try:
+                views.append(_bytes_view(item))
+            except TypeError:
+                raise TypeError(f"item {i} not a bytes like object") from None
+        return views
+    raise TypeError(wrong_type)
+
+
+def _in_threads(work, items, threads):
+    """``work(start, items)`` over ``items`` in contiguous runs, one run a
+    thread (``threads``: -1 one per CPU, 0 or 1 this thread only): a
+    collection of the buffers the runs give, in order. lzkit's and
+    libzstd's calls release the GIL, so the runs go in parallel."""
+    if threads < 0:
+        threads = os.cpu_count() or 1
+    threads = max(1, min(threads, len(items)))
+    per = -(-len(items) // threads)
+    runs = [(i, items[i:i + per]) for i in range(0, len(items), per)]
+    if len(runs) == 1:
+        return BufferWithSegmentsCollection._of([work(*runs[0])])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(runs)) as pool:
+        buffers = list(pool.map(lambda run: work(*run), runs))
+    return BufferWithSegmentsCollection._of(buffers)
 
 
 # -- frame headers (RFC 8878, 3.1.1) ---------------------------------------
@@ -385,7 +586,14 @@ class ZstdCompressionDict:
 def train_dictionary(dict_size, samples, k=0, d=0, f=0, split_point=0.0, accel=0,
                      notifications=0, dict_id=0, level=0, steps=0, threads=0):
     """A zstd-format dictionary of at most ``dict_size`` bytes trained on
-    ``samples`` (a list of bytes) by libzstd's default trainer (``ZDICT_trainFromBuffer``)."""
+    ``samples`` (a list of bytes) by libzstd's fastCover trainer
+    (``ZDICT_optimizeTrainFromBuffer_fastCover``), as python-zstandard's:
+    the same dictionary. ``k``, ``d`` (0: searched; the dictionary's
+    ``k``, ``d`` are those chosen), ``f``, ``split_point``, ``accel``,
+    ``steps`` are the trainer's, ``threads`` its threads (-1: one per
+    CPU), ``level`` the compression level it tunes for, ``dict_id`` the
+    dictionary's ID (0: random), ``notifications`` its log level (to
+    stderr)."""
     if not isinstance(samples, list):
         raise TypeError("samples must be a list")
     chunks = []
@@ -395,10 +603,11 @@ def train_dictionary(dict_size, samples, k=0, d=0, f=0, split_point=0.0, accel=0
         chunks.append(s)
     if not chunks:
         raise ZstdError("cannot train dict: no samples")
-    data = _train(dict_size, chunks)
-    if dict_id:
-        # The ID lives in the header only (bytes 4 to 8).
-        data = data[:4] + dict_id.to_bytes(4, "little") + data[8:]
+    if threads < 0:
+        threads = os.cpu_count() or 1
+    data, k, d = _train(dict_size, chunks, dict(
+        k=k, d=d, f=f, split_point=float(split_point), accel=accel, notifications=notifications,
+        dict_id=dict_id, level=level, steps=steps, threads=threads))
     return ZstdCompressionDict(data, dict_type=DICT_TYPE_FULLDICT, k=k, d=d)
 
 
@@ -461,6 +670,10 @@ class ZstdCompressor:
                 raise ValueError("cannot define compression_params and threads")
         self._ctx = _CCtx()
         self._dict = dict_data
+        # For the compressors of multi_compress_to_buffer's threads.
+        self._args = dict(level=level, dict_data=dict_data, compression_params=compression_params,
+                          write_checksum=write_checksum, write_content_size=write_content_size,
+                          write_dict_id=write_dict_id, threads=threads)
         if compression_params is not None:
             compression_params._apply(self._ctx)
             self._write_content_size = bool(compression_params.write_content_size)
@@ -487,6 +700,31 @@ class ZstdCompressor:
         """``data`` as one frame (its size in the header unless
         ``write_content_size=False``)."""
         return self._ctx.compress(_bytes_view(data))
+
+    def multi_compress_to_buffer(self, data, threads=0):
+        """Each item of ``data`` (a list of bytes-like objects, a
+        ``BufferWithSegments`` or a ``BufferWithSegmentsCollection``) as a
+        frame of its own, as ``compress`` makes it: a
+        ``BufferWithSegmentsCollection`` of the frames, in order.
+        ``threads``: the items are split among that many threads (-1: one
+        per CPU), each with a compressor of these settings."""
+        items = _pieces(data, "argument must be list of BufferWithSegments")
+        if not items:
+            raise ValueError("no source elements found")
+        if not any(len(v) for v in items):
+            raise ValueError("source elements are empty")
+
+        def work(start, run):
+            c = self if threads in (0, 1) else ZstdCompressor(**self._args)
+            out = []
+            for i, view in enumerate(run, start):
+                try:
+                    out.append(c._ctx.compress(view))
+                except ZstdError as e:
+                    raise ZstdError(f"error compressing item {i}: {e}") from None
+            return BufferWithSegments._of(out)
+
+        return _in_threads(work, items, threads)
 
     def _begin(self, size):
         self._ctx.begin(None if size is None or size < 0 else size)
@@ -907,10 +1145,13 @@ class ZstdDecompressor:
         return view
 
     def decompress(self, data, max_output_size=0, read_across_frames=False, allow_extra_data=True):
-        """The first frame of ``data`` decoded (every frame with
-        ``read_across_frames=True``). A frame that does not state its
-        content size needs ``max_output_size``; ``allow_extra_data=False``
-        refuses anything after the frame."""
+        """The first frame of ``data`` decoded. A frame that does not state
+        its content size needs ``max_output_size``;
+        ``allow_extra_data=False`` refuses anything after the frame.
+        ``read_across_frames=True`` raises ZstdError, as python-zstandard's
+        (``stream_reader`` and ``decompressobj`` take it)."""
+        if read_across_frames:
+            raise ZstdError("ZstdDecompressor.read_across_frames=True is not yet implemented")
         view = self._view(data)
         try:
             h = _parse_header(view)
@@ -930,8 +1171,6 @@ class ZstdDecompressor:
         if end is None:
             end = len(view)
         elif end < len(view):
-            if read_across_frames:
-                return self._decompress_all(view, max_output_size)
             if not allow_extra_data:
                 raise ZstdError(f"compressed input contains {len(view) - end} bytes of unused data, which is disallowed")
         frame = view[:end]
@@ -953,34 +1192,53 @@ class ZstdDecompressor:
                 raise
             raise ZstdError(f"decompression error: {msg}") from None
 
-    def _decompress_all(self, view, max_output_size):
-        out = []
-        at = 0
-        while at < len(view):
-            end = _frame_end(view, at)
-            if end is None:
-                end = len(view)
-            if int.from_bytes(view[at:at + 4], "little") & _SKIPPABLE_MASK != _SKIPPABLE_MAGIC:
-                out.append(self._decode_any(view[at:end]))
-            at = end
-        result = b"".join(out)
-        if max_output_size and len(result) > max_output_size:
-            raise ZstdError("decompression error: did not decompress full frame")
-        return result
-
-    def _decode_any(self, frame):
-        """One frame decoded, whatever it says of its size."""
-        h = _parse_header(frame)
-        if h.content_size != CONTENTSIZE_UNKNOWN:
-            return self._decode(frame, 0)
-        reader = _RawReader(io.BytesIO(frame), "zstd", 1, self._window_log_max) if self._dict is None else None
-        if reader is not None:
+    def multi_decompress_to_buffer(self, frames, decompressed_sizes=None, threads=0):
+        """Each item of ``frames`` (a list of bytes-like objects, a
+        ``BufferWithSegments`` or a ``BufferWithSegmentsCollection``: one
+        frame each) decoded: a ``BufferWithSegmentsCollection`` of the
+        contents, in order. An item's size is its frame header's, or the
+        item's entry in ``decompressed_sizes`` (native-endian unsigned
+        64-bit integers, one an item), which a frame must then decode to
+        exactly. ``threads``: the items are split among that many threads
+        (-1: one per CPU)."""
+        items = _pieces(frames, "argument must be list or BufferWithSegments")
+        if not items:
+            raise ValueError("no source elements found")
+        sizes = [0] * len(items)
+        if decompressed_sizes is not None:
+            raw = _bytes_view(decompressed_sizes)
+            if len(raw) != 8 * len(items):
+                raise ValueError(f"decompressed_sizes size mismatch; expected {8 * len(items)}, got {len(raw)}")
+            sizes = [n for (n,) in struct.iter_unpack("=Q", raw)]
+        for i, view in enumerate(items):
+            if sizes[i]:
+                continue
             try:
-                return reader.readall()
-            except ZstdError as e:
-                raise ZstdError(f"decompression error: {e}") from None
-        # With a dictionary: sized by what the blocks can make.
-        return self._decode(frame, max(1, _frame_bound(frame)))
+                h = _parse_header(self._view(view))
+            except ZstdError:
+                h = None
+            if h is None or h.content_size == CONTENTSIZE_UNKNOWN:
+                raise ValueError(f"could not determine decompressed size of item {i}")
+            sizes[i] = h.content_size
+        dict_bytes = self._dict_bytes()
+
+        def work(start, run):
+            out = []
+            for i, (view, size) in enumerate(run, start):
+                try:
+                    data = _decompress(self._view(view), size, dict_bytes)
+                except ZstdError as e:
+                    msg = str(e)
+                    too_small = ("over max_output_size", "more than max_output_size", "does not fit")
+                    what = "Destination buffer is too small" if any(t in msg for t in too_small) \
+                        else "Data corruption detected"
+                    raise ZstdError(f"error decompressing item {i}: {what} ({msg})") from None
+                if len(data) != size:
+                    raise ZstdError(f"error decompressing item {i}: decompressed {len(data)} bytes; expected {size}")
+                out.append(data)
+            return BufferWithSegments._of(out)
+
+        return _in_threads(work, list(zip(items, sizes)), threads)
 
     def decompressobj(self, write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE, read_across_frames=False):
         """A ``zlib.decompressobj``-like object: ``decompress(data)`` as the
@@ -1009,9 +1267,10 @@ class ZstdDecompressor:
 
     def read_to_iter(self, reader, read_size=DECOMPRESSION_RECOMMENDED_INPUT_SIZE,
                      write_size=DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE, skip_bytes=0):
-        """Decoded chunks (at most ``write_size`` bytes each) of what
-        ``reader`` (a file object or a buffer) holds, decoded as it is
-        read; the first ``skip_bytes`` of the input are skipped."""
+        """Decoded chunks (at most ``write_size`` bytes each) of the first
+        frame of what ``reader`` (a file object or a buffer) holds, decoded
+        as it is read (the source is read up to the frame's end, not past
+        it); the first ``skip_bytes`` of the input are skipped."""
         if skip_bytes >= read_size:
             raise ValueError("skip_bytes must be smaller than read_size")
         src = _Source(reader, read_size)
@@ -1019,18 +1278,21 @@ class ZstdDecompressor:
             if src._view is not None and skip_bytes > len(src._view):
                 raise ValueError("skip_bytes larger than first input chunk")
             src.read(skip_bytes)
-        stream = src if self._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
-        return self._iter(stream, write_size)
+        return self._iter(src, write_size, True)
 
-    def _iter(self, stream, write_size):
+    def _iter(self, src, write_size, one_frame):
+        """The decoded chunks of ``src`` (every frame, or the first)."""
+        stream = src if self._format == FORMAT_ZSTD1 else _Prefixed(FRAME_HEADER, src)
         if self._dict is not None:
-            obj = ZstdDecompressionObj(self, write_size, True)
-            while True:
+            obj = ZstdDecompressionObj(self, write_size, not one_frame)
+            while not obj.eof:
                 data = stream.read()
                 if not data:
                     break
                 yield from _split(obj.decompress(data), write_size)
             return
+        if one_frame:
+            stream = _OneFrame(stream)
         raw = _RawReader(stream, "zstd", 1, self._window_log_max)
         while True:
             try:
@@ -1051,7 +1313,7 @@ class ZstdDecompressor:
             raise ValueError("second argument must have a write() method")
         src = _Source(ifh, read_size)
         total_out = 0
-        for chunk in self.read_to_iter(src, read_size=read_size, write_size=write_size):
+        for chunk in self._iter(src, write_size, False):
             ofh.write(chunk)
             total_out += len(chunk)
         return src.consumed, total_out
@@ -1090,21 +1352,6 @@ def _stream_error(e):
     if "unknown magic number" in msg:
         return ZstdError(f"zstd decompress error: Unknown frame descriptor ({msg})")
     return ZstdError(f"zstd decompress error: {msg}")
-
-
-def _frame_bound(frame):
-    """The most a frame's blocks can decode to (each at most a block)."""
-    view = _bytes_view(frame)
-    h = _parse_header(view)
-    pos = h.size
-    blocks = 0
-    while len(view) - pos >= 3:
-        bh = int.from_bytes(view[pos:pos + 3], "little")
-        blocks += 1
-        pos += 3 + (1 if bh >> 1 & 3 == 1 else bh >> 3)
-        if bh & 1:
-            break
-    return blocks * BLOCKSIZE_MAX
 
 
 class ZstdDecompressionReader(_ReadOnly):
@@ -1210,7 +1457,38 @@ class ZstdDecompressionReader(_ReadOnly):
         return self.read(-1)
 
     def read1(self, size=-1):
-        return self.read(size)
+        """Up to ``size`` decoded bytes (-1: up to
+        ``DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE``), as soon as there are
+        any: what was decoded already, else what the next read of the
+        source gives (more reads only while they give no output), as
+        python-zstandard's ``read1``."""
+        self._check()
+        if size is None:
+            size = -1
+        if size < -1:
+            raise ValueError("cannot read negative amounts less than -1")
+        if size == 0:
+            return b""
+        if size < 0:
+            size = DECOMPRESSION_RECOMMENDED_OUTPUT_SIZE
+        try:
+            out = self._read1(size)
+        except ZstdError as e:
+            raise _stream_error(e) from None
+        self._pos += len(out)
+        return out
+
+    def _read1(self, size):
+        if self._frames is None:
+            return self._raw.read1(size)
+        while True:
+            out = self._raw.read1(size)
+            if out:
+                return out
+            # The frame has ended (or the input): on to the next, if any.
+            if not self._frames.next_frame():
+                return b""
+            self._raw = self._frame_reader()
 
     def readinto(self, b):
         self._check()
@@ -1220,7 +1498,13 @@ class ZstdDecompressionReader(_ReadOnly):
             return len(data)
 
     def readinto1(self, b):
-        return self.readinto(b)
+        self._check()
+        with memoryview(b) as view, view.cast("B") as out:
+            if not len(out):
+                return 0
+            data = self.read1(len(out))
+            out[:len(data)] = data
+            return len(data)
 
     def seek(self, pos, whence=os.SEEK_SET):
         self._check()
@@ -1301,6 +1585,19 @@ class _PushedReader:
         out = bytes(self._buf[:n])
         del self._buf[:n]
         return out
+
+    def read1(self, n):
+        """Up to ``n`` decoded bytes, as soon as there are any (reads of
+        the source only while the decoder gives nothing)."""
+        while not self._buf and not self._eof:
+            data = self._src.read()
+            if data:
+                self._buf += self._obj.decompress(data)
+                continue
+            self._eof = True
+            if self._obj._dec is not None:
+                self._obj._dec.finish()
+        return self.read(n)
 
 
 class _Prefixed:
