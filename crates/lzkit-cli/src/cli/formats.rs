@@ -44,6 +44,40 @@ pub fn sniff(input: &mut impl Read) -> io::Result<(Option<Codec>, Vec<u8>)> {
     Ok((codec, sniffed.head))
 }
 
+/// The filter recorded in `head` (the bytes [`sniff`] read): a filter
+/// frame among the skippable frames it starts with
+/// ([`lzkit::filter::read_frame`]), or `None`.
+///
+/// # Errors
+/// A filter frame that cannot be read (another version, damaged, cut
+/// short), and two filter frames: the content would come out filtered.
+pub fn recorded_filter(
+    head: &[u8],
+) -> Result<Option<lzkit::filter::Filter>, lzkit::filter::FilterError> {
+    use lzkit::filter::{FilterError, read_frame};
+    let mut found = None;
+    let mut at = 0;
+    while let Some(frame) = head.get(at..).filter(|f| f.len() >= 8) {
+        let magic = u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]);
+        if !format::is_skippable(magic) {
+            break;
+        }
+        if let Some((filter, _)) = read_frame(frame)? {
+            if found.is_some() {
+                return Err(FilterError::CorruptFrame {
+                    reason: format!(
+                        "a second filter frame at byte {at}: a stream records one filter"
+                    ),
+                });
+            }
+            found = Some(filter);
+        }
+        let size = u32::from_le_bytes([frame[4], frame[5], frame[6], frame[7]]) as usize;
+        at = at.saturating_add(8).saturating_add(size);
+    }
+    Ok(found)
+}
+
 /// The error inside the wrappers that say where (frame, block).
 pub fn innermost(mut e: &lzkit::Error) -> &lzkit::Error {
     loop {
