@@ -138,6 +138,49 @@ fn system_decoders_give_the_filtered_bytes() {
 }
 
 #[test]
+fn with_content_size_threads_and_levels() {
+    let d = tmp();
+    let data = column(40_000);
+    write(d.path(), "col", &data);
+    for args in [
+        &["--content-size", "-B4", "-T2"][..],
+        &["--zstd", "-T2", "-19"][..],
+        &["--zstd", "--no-content-size"][..],
+    ] {
+        let mut all = vec!["--filter=delta8", "-c"];
+        all.extend_from_slice(args);
+        all.push("col");
+        let c = lzkit(d.path(), &all);
+        assert_success(&c, &format!("{args:?}"));
+        let back = with_stdin(BIN, d.path(), &["-d", "-c"], &c.stdout);
+        assert_success(&back, &format!("{args:?}"));
+        assert_same(&back.stdout, &data, &format!("{args:?}"));
+    }
+}
+
+/// Through a link named zstd: zstd's meanings, the same filter frame.
+#[cfg(unix)]
+#[test]
+fn zstd_personality() {
+    let d = tmp();
+    let data = column(40_000);
+    write(d.path(), "col", &data);
+    let link = d.path().join("zstd");
+    std::os::unix::fs::symlink(BIN, &link).unwrap();
+    let c = run_program(
+        &link,
+        d.path(),
+        &["-q", "--filter=shuffle8", "col", "-o", "col.zst"],
+    );
+    assert_success(&c, "zstd personality");
+    let zst = read(d.path(), "col.zst");
+    assert!(lzkit::filter::is_filter_frame(&zst));
+    let back = run_program(&link, d.path(), &["-q", "-d", "-c", "col.zst"]);
+    assert_success(&back, "zstd personality -d");
+    assert_same(&back.stdout, &data, "zstd personality");
+}
+
+#[test]
 fn several_files_each_record_their_filter() {
     let d = tmp();
     let a = column(3_000);

@@ -242,6 +242,39 @@ mod tests {
     }
 
     #[test]
+    fn filters_recorded_among_skippable_frames() {
+        use lzkit::filter::{Filter, FilterError};
+        let f = Filter::parse("delta2").unwrap();
+        let lz4_frame = format::LZ4_FRAME_MAGIC.to_le_bytes();
+        // First, after another skippable frame, or absent.
+        let mut data = f.frame();
+        data.extend_from_slice(&lz4_frame);
+        assert_eq!(recorded_filter(&data), Ok(Some(f)));
+        let mut data = skippable(9);
+        data.extend(f.frame());
+        data.extend_from_slice(&lz4_frame);
+        assert_eq!(recorded_filter(&data), Ok(Some(f)));
+        assert_eq!(recorded_filter(&skippable(30)), Ok(None));
+        assert_eq!(recorded_filter(&lz4_frame), Ok(None));
+        assert_eq!(recorded_filter(&[]), Ok(None));
+        // Twice, or damaged: errors.
+        let mut data = f.frame();
+        data.extend(f.frame());
+        assert!(matches!(
+            recorded_filter(&data),
+            Err(FilterError::CorruptFrame { .. })
+        ));
+        let mut data = skippable(2);
+        let mut bad = f.frame();
+        bad[16] ^= 4;
+        data.extend(bad);
+        assert!(matches!(
+            recorded_filter(&data),
+            Err(FilterError::CorruptFrame { .. })
+        ));
+    }
+
+    #[test]
     fn memory_limits() {
         assert_eq!(window_log_max(None), 27);
         assert_eq!(window_log_max(Some(256 << 20)), 28);
