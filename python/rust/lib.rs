@@ -12,7 +12,8 @@
 //! (`lzkit.zstd`), `reader` (streams read from file objects), `recompress`,
 //! `split` (a file recompressed in parts), `probe`, `root` (ROOT records
 //! for uproot), `formats` (the library's format layer: codec names and
-//! suffixes); `buffers` and `files` hold what they share. This file only
+//! suffixes), `filter` (`lzkit.filter`: the pre-filters and the filter
+//! frame); `buffers` and `files` hold what they share. This file only
 //! registers them: each file adds its own functions and classes, so a new
 //! function is written and registered in its codec's file alone.
 
@@ -20,6 +21,7 @@ use pyo3::prelude::*;
 
 mod buffers;
 mod files;
+mod filter;
 mod formats;
 mod lz4_block;
 mod lz4_frame;
@@ -44,6 +46,7 @@ fn _lzkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     probe::register(m)?;
     root::register(m)?;
     formats::register(m)?;
+    filter::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -3,6 +3,8 @@
 * ``lzkit.lz4``: python-lz4's API (``import lzkit.lz4 as lz4`` is a drop-in
   for ``import lz4``): ``lz4.block`` and ``lz4.frame``, plus ``threads=``
   for frame compression and decoding and reusable block ``Decoder`` objects.
+* ``lzkit.filter``: pre-filters (byte shuffle, delta) for columns of numbers,
+  and ``filter=`` in ``lzkit.lz4.frame`` and ``lzkit.zstd`` compression.
 * ``lzkit.zstd``: zstd decoding with lzkit's own decoder (``decompress``,
   ``ZstdDecompressor``) and compression through libzstd.
 
@@ -10,13 +12,13 @@ Every codec call releases the GIL; inputs are read through the buffer
 protocol without a copy.
 """
 
-from . import lz4, zstd
+from . import filter, lz4, zstd
 from ._lzkit import __version__
 from ._lzkit import probe_defaults as _probe_defaults
 from ._lzkit import probe_files as _probe_files
 from ._lzkit import recompress_file
 
-__all__ = ["lz4", "zstd", "probe", "recompress_file", "__version__"]
+__all__ = ["filter", "lz4", "zstd", "probe", "recompress_file", "__version__"]
 
 #: The probe's default settings, as ``lzkit probe`` has them (the
 #: library's list): (codec, level, favor_dec_speed).

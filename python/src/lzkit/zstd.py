@@ -47,6 +47,7 @@ from ._lzkit import zstd_estimate_cctx_size as _estimate_cctx_size
 from ._lzkit import zstd_level_params as _level_params
 from ._lzkit import zstd_train_dictionary as _train
 from ._stream import RawReader as _RawReader
+from . import filter as _filter
 
 __version__ = "0.1.0"
 backend = "lzkit"
@@ -1784,10 +1785,18 @@ class ZstdDecompressionWriter(_WriteOnly):
 
 # -- module functions ---------------------------------------------------------
 
-def compress(data, level=3, checksum=False, threads=0):
+def compress(data, level=3, checksum=False, threads=0, filter=None):
     """``data`` as one zstd frame (libzstd), its size in the header, no
-    checksum (``checksum=True`` adds one; ``threads``: libzstd workers)."""
-    return ZstdCompressor(level=level, write_checksum=checksum, threads=threads).compress(data)
+    checksum (``checksum=True`` adds one; ``threads``: libzstd workers).
+    ``filter`` (``"shuffle8"``, ``"delta4"``...: see ``lzkit.filter``):
+    filter ``data`` first, and record the filter in a filter frame before
+    the zstd frame, which ``decompress`` reads to undo it
+    (python-zstandard and ``zstd -d`` skip it and return the filtered
+    bytes)."""
+    cctx = ZstdCompressor(level=level, write_checksum=checksum, threads=threads)
+    if filter is not None:
+        return _filter._compress_filtered(cctx.compress, data, filter)
+    return cctx.compress(data)
 
 
 def decompress(data, max_output_size=0):
@@ -1796,8 +1805,17 @@ def decompress(data, max_output_size=0):
     content size needs ``max_output_size`` (the most it may decode to), or
     ``ZstdError`` ("could not determine content size in frame header") is
     raised; ``ZstdDecompressor().stream_reader`` reads such data whatever
-    its size."""
-    return ZstdDecompressor().decompress(data, max_output_size)
+    its size.
+
+    Data that starts with a filter frame (``compress(..., filter=...)``)
+    is unfiltered after decoding; a filter frame that cannot be used
+    raises ``lzkit.filter.FilterFrameError`` (a ``ValueError``). Only this
+    function undoes filters: ``ZstdDecompressor`` keeps python-zstandard's
+    behaviour."""
+    name, _, rest = _filter._split(data)
+    if name is None:
+        return ZstdDecompressor().decompress(data, max_output_size)
+    return _filter.decode(ZstdDecompressor().decompress(rest, max_output_size), name)
 
 
 def open(filename, mode="rb", cctx=None, dctx=None, encoding=None, errors=None, newline=None, closefd=None):

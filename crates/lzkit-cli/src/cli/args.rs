@@ -128,6 +128,9 @@ pub struct Options {
     /// `--range=OFFSET:LENGTH` with `-d`: decode only these bytes of the
     /// content (through the seek table); `None` length: to the end.
     pub range: Option<(u64, Option<u64>)>,
+    /// `--filter=NAME`: filter the input before compressing it, and record
+    /// the filter in the output (a filter frame) for `-d` to undo.
+    pub filter: Option<lzkit::filter::Filter>,
     /// File names in order, `-` meaning standard input or output.
     pub files: Vec<OsString>,
 }
@@ -183,6 +186,7 @@ impl Default for Options {
             block_arg: None,
             seekable: None,
             range: None,
+            filter: None,
             files: Vec::new(),
         }
     }
@@ -274,7 +278,7 @@ where
 /// Long options that take a value (`--threads=N` or `--threads N`;
 /// `--fast` takes one only attached).
 const VALUED: &[&str] = &[
-    "fast", "threads", "output", "memory", "format", "long", "seekable", "range",
+    "fast", "threads", "output", "memory", "format", "long", "seekable", "range", "filter",
 ];
 
 /// One `--name[=value]` option; `--threads`, `--output` and `--memory` may
@@ -293,7 +297,7 @@ where
     let stray_value = value.is_some() && !VALUED.contains(&name);
     let no_value = || format!("option --{name} takes no value");
     let value = match name {
-        "threads" | "output" | "memory" | "format" if value.is_none() => {
+        "threads" | "output" | "memory" | "format" | "filter" if value.is_none() => {
             match rest.next() {
                 // `--output -c`: an option where the file name should be.
                 Some(v) if name == "output" => Some(
@@ -339,6 +343,12 @@ where
                 .map_err(|e| format!("{e} (--format=lz4 or --format=zstd)"))?;
         }
         "zstd" => opts.format = Codec::Zstd,
+        "filter" => {
+            opts.filter = Some(
+                lzkit::filter::Filter::parse(value.unwrap_or(""))
+                    .map_err(|e| format!("invalid --filter: {e}"))?,
+            );
+        }
         "ultra" => opts.ultra = true,
         "long" => {
             let log = match value {
@@ -798,6 +808,24 @@ mod tests {
                 parse([bad].map(OsString::from), Options::default()).is_err(),
                 "{bad}"
             );
+        }
+    }
+
+    #[test]
+    fn filters() {
+        use lzkit::filter::Filter;
+        assert_eq!(run(&["x"]).filter, None);
+        assert_eq!(
+            run(&["--filter=shuffle4", "x"]).filter,
+            Some(Filter::parse("shuffle4").unwrap())
+        );
+        assert_eq!(
+            run(&["--filter", "delta8", "x"]).filter,
+            Some(Filter::parse("delta8").unwrap())
+        );
+        for bad in ["--filter", "--filter=", "--filter=delta3", "--filter=lz4"] {
+            let e = parse([bad].map(OsString::from), Options::default()).unwrap_err();
+            assert!(e.starts_with("invalid --filter: "), "{bad}: {e}");
         }
     }
 

@@ -44,6 +44,40 @@ pub fn sniff(input: &mut impl Read) -> io::Result<(Option<Codec>, Vec<u8>)> {
     Ok((codec, sniffed.head))
 }
 
+/// The filter recorded in `head` (the bytes [`sniff`] read): a filter
+/// frame among the skippable frames it starts with
+/// ([`lzkit::filter::read_frame`]), or `None`.
+///
+/// # Errors
+/// A filter frame that cannot be read (another version, damaged, cut
+/// short), and two filter frames: the content would come out filtered.
+pub fn recorded_filter(
+    head: &[u8],
+) -> Result<Option<lzkit::filter::Filter>, lzkit::filter::FilterError> {
+    use lzkit::filter::{FilterError, read_frame};
+    let mut found = None;
+    let mut at = 0;
+    while let Some(frame) = head.get(at..).filter(|f| f.len() >= 8) {
+        let magic = u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]);
+        if !format::is_skippable(magic) {
+            break;
+        }
+        if let Some((filter, _)) = read_frame(frame)? {
+            if found.is_some() {
+                return Err(FilterError::CorruptFrame {
+                    reason: format!(
+                        "a second filter frame at byte {at}: a stream records one filter"
+                    ),
+                });
+            }
+            found = Some(filter);
+        }
+        let size = u32::from_le_bytes([frame[4], frame[5], frame[6], frame[7]]) as usize;
+        at = at.saturating_add(8).saturating_add(size);
+    }
+    Ok(found)
+}
+
 /// The error inside the wrappers that say where (frame, block).
 pub fn innermost(mut e: &lzkit::Error) -> &lzkit::Error {
     loop {
@@ -205,6 +239,39 @@ mod tests {
         let mut data = skippable(1);
         data.extend_from_slice(&[0x1f, 0x8b, 8, 0]);
         assert_eq!(sniffed(&data).0, LZ4);
+    }
+
+    #[test]
+    fn filters_recorded_among_skippable_frames() {
+        use lzkit::filter::{Filter, FilterError};
+        let f = Filter::parse("delta2").unwrap();
+        let lz4_frame = format::LZ4_FRAME_MAGIC.to_le_bytes();
+        // First, after another skippable frame, or absent.
+        let mut data = f.frame();
+        data.extend_from_slice(&lz4_frame);
+        assert_eq!(recorded_filter(&data), Ok(Some(f)));
+        let mut data = skippable(9);
+        data.extend(f.frame());
+        data.extend_from_slice(&lz4_frame);
+        assert_eq!(recorded_filter(&data), Ok(Some(f)));
+        assert_eq!(recorded_filter(&skippable(30)), Ok(None));
+        assert_eq!(recorded_filter(&lz4_frame), Ok(None));
+        assert_eq!(recorded_filter(&[]), Ok(None));
+        // Twice, or damaged: errors.
+        let mut data = f.frame();
+        data.extend(f.frame());
+        assert!(matches!(
+            recorded_filter(&data),
+            Err(FilterError::CorruptFrame { .. })
+        ));
+        let mut data = skippable(2);
+        let mut bad = f.frame();
+        bad[16] ^= 4;
+        data.extend(bad);
+        assert!(matches!(
+            recorded_filter(&data),
+            Err(FilterError::CorruptFrame { .. })
+        ));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use lzkit::zstd;
 use super::args::Input;
 use super::formats;
 use super::output::{self, BUFFER_SIZE};
-use super::report::{Failure, Reporter};
+use super::report::{Failure, PROGRAM, Reporter};
 
 /// The line `--list` adds under a file with a seek table (`file_len`: the
 /// whole file's size).
@@ -338,6 +338,8 @@ struct Listing {
     line: String,
     /// Its `-v` table.
     detailed: String,
+    /// The filter its filter frame records (`--filter`).
+    filter: Option<lzkit::filter::Filter>,
 }
 
 /// The frames of `reader` (named `name`), LZ4 or zstd as its magic number
@@ -345,6 +347,8 @@ struct Listing {
 fn listing_of(reader: impl Read, name: &str) -> lzkit::Result<Listing> {
     let mut buffered = BufReader::with_capacity(BUFFER_SIZE, reader);
     let (codec, head) = formats::sniff(&mut buffered)?;
+    let filter = formats::recorded_filter(&head)
+        .map_err(|e| lzkit::Error::from_io(io::Error::new(io::ErrorKind::InvalidData, e)))?;
     let input = io::Cursor::new(head).chain(buffered);
     Ok(if codec == Some(Codec::Zstd) {
         let frames = zstd::list_frames(input)?;
@@ -353,6 +357,7 @@ fn listing_of(reader: impl Read, name: &str) -> lzkit::Result<Listing> {
             header: zstd_summary_header(),
             line: zstd_summary_line(name, &frames),
             detailed: zstd_detailed(name, &frames),
+            filter,
         }
     } else {
         let frames = list_frames(input)?;
@@ -361,6 +366,7 @@ fn listing_of(reader: impl Read, name: &str) -> lzkit::Result<Listing> {
             header: summary_header(),
             line: summary_line(name, &frames),
             detailed: detailed(name, &frames),
+            filter,
         }
     })
 }
@@ -430,6 +436,12 @@ pub fn list_all(inputs: &[OsString], rep: &Reporter) -> bool {
             }
             text.push_str(&listing.line);
             text.push('\n');
+        }
+        if let Some(filter) = listing.filter {
+            let _ = writeln!(
+                text,
+                "  filter: {filter} (undone by {PROGRAM} -d; lz4 -d and zstd -d give the filtered bytes)"
+            );
         }
         if let Some(file) = &opened {
             match seek_table_of(file) {

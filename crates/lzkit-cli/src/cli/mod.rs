@@ -179,6 +179,10 @@ Compression:
                          M, G suffixes) and a seek table at the end, for
                          random access and parallel decoding; lz4 -d and
                          zstd -d read it (--zstd: zstd's seekable format)
+      --filter=NAME      filter the input first, for columns of fixed-width
+                         numbers: shuffle2, shuffle4, shuffle8 (byte
+                         planes) or delta1, delta2, delta4, delta8
+                         (differences); recorded in the output, undone by -d
   -D FILE                dictionary (compression and decompression; for zstd
                          frames, a zstd dictionary or raw content); -D stdin
                          reads it from standard input (the data then comes
@@ -255,6 +259,15 @@ Seekable files:
   made by lz4 or zstd. With a table, -d and -t decode the frames on all
   threads (-T1: one after another) and --range decodes only the frames it
   needs; a table that does not match the data is an error.
+
+Filters:
+  --filter=NAME writes a skippable frame (magic 0x184D2A54, content LZKF,
+  version, filter name, checksum) before the first frame, and compresses
+  the filtered input. lzkit -d reads the frame and undoes the filter; lz4 -d
+  and zstd -d skip it and write the filtered bytes. A filter frame of an
+  unknown version or with a damaged content is an error. Delta filters as
+  the input comes; shuffle holds the whole input (and, with -d, the whole
+  output) in memory. Not with --seekable, -l or recompress.
 
 Safety:
   Output files are written under a temporary name in the same directory and

@@ -27,6 +27,16 @@
 //! # Ok::<(), lzkit::filter::FilterError>(())
 //! ```
 //!
+//! On streams, [`FilterWriter`] and [`FilterReader`] give the same bytes
+//! as [`Filter::encode`] and [`Filter::decode`] of the whole stream (delta
+//! as the bytes come; shuffle holds the whole stream in memory).
+//!
+//! A compressed stream records its filter in a *filter frame*, a
+//! skippable frame of LZ4 and zstd put before its first frame
+//! ([`Filter::frame`], [`read_frame`]; the layout is in [`frame`]):
+//! `lz4 -d` and `zstd -d` skip it and write the filtered bytes, and lzkit
+//! undoes the filter.
+//!
 //! The filters are safe on any input: any length, including 0 and lengths
 //! that are no multiple of the element width. They are written in safe
 //! Rust that the compiler vectorizes, and on x86-64 with SSE2 intrinsics
@@ -37,7 +47,12 @@ use std::fmt;
 use std::str::FromStr;
 
 mod delta;
+pub mod frame;
 mod shuffle;
+mod stream;
+
+pub use frame::{FRAME_MAGIC, FRAME_TAG, FRAME_VERSION, is_filter_frame, read_frame};
+pub use stream::{FilterReader, FilterWriter};
 
 /// What a [`Filter`] does to each element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,6 +128,22 @@ pub enum FilterError {
         src: usize,
         /// The output buffer's length in bytes.
         dst: usize,
+    },
+    /// A filter frame of a layout version this lzkit does not read
+    /// ([`read_frame`]): written by a newer lzkit.
+    #[error(
+        "filter frame of version {version}, but this lzkit reads version {FRAME_VERSION}: decode with a newer lzkit (lz4 -d or zstd -d give the filtered bytes)"
+    )]
+    UnsupportedVersion {
+        /// The version the frame states.
+        version: u8,
+    },
+    /// A filter frame that is damaged ([`read_frame`]): the filter it
+    /// records cannot be trusted, so the content cannot be unfiltered.
+    #[error("corrupt filter frame: {reason}")]
+    CorruptFrame {
+        /// What is wrong with it.
+        reason: String,
     },
 }
 

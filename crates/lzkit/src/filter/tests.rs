@@ -408,6 +408,173 @@ proptest! {
     }
 }
 
+/// A reader that hands out its bytes in pieces of the sizes given (in
+/// turn, 0 taken as 1).
+struct Pieces<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    next: usize,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let size = self.sizes[self.next % self.sizes.len()].max(1);
+        self.next += 1;
+        let n = size.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// Write `src` through a [`FilterWriter`] in pieces of `sizes`.
+fn write_in_pieces(f: Filter, src: &[u8], sizes: &[usize]) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = FilterWriter::new(Vec::new(), f);
+    let mut rest = src;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let n = sizes[i % sizes.len()].min(rest.len());
+        i += 1;
+        w.write_all(&rest[..n]).unwrap();
+        rest = &rest[n..];
+    }
+    w.finish().unwrap()
+}
+
+/// Read `filtered` through a [`FilterReader`], the inner reader handing
+/// out pieces of `sizes`, into buffers of `buf` bytes.
+fn read_in_pieces(f: Filter, filtered: &[u8], sizes: Vec<usize>, buf: usize) -> Vec<u8> {
+    use std::io::Read;
+    let inner = Pieces {
+        data: filtered,
+        sizes,
+        next: 0,
+    };
+    let mut r = FilterReader::new(inner, f);
+    let mut out = Vec::new();
+    let mut b = vec![0u8; buf.max(1)];
+    loop {
+        let n = r.read(&mut b).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[..n]);
+    }
+}
+
+#[test]
+fn streams_known_answers() {
+    // Delta across pieces and chunks, with a partial element at the end.
+    let f = filter("delta4");
+    let src: Vec<u8> = (0..1001u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .flat_map(u32::to_le_bytes)
+        .chain([1, 2, 3])
+        .collect();
+    let enc = f.encode(&src);
+    for sizes in [vec![1], vec![3], vec![4], vec![5, 7], vec![100_000]] {
+        assert_eq!(write_in_pieces(f, &src, &sizes), enc, "{sizes:?}");
+        assert_eq!(read_in_pieces(f, &enc, sizes.clone(), 9), src, "{sizes:?}");
+    }
+    for f in Filter::ALL {
+        assert!(write_in_pieces(f, &[], &[1]).is_empty());
+        assert!(read_in_pieces(f, &[], vec![1], 1).is_empty());
+    }
+}
+
+#[test]
+fn frames() {
+    for f in Filter::ALL {
+        let header = f.frame();
+        assert_eq!(read_frame(&header), Ok(Some((f, header.len()))));
+        assert!(is_filter_frame(&header));
+        // The frame is a skippable frame whose size covers the rest.
+        assert!(crate::format::is_skippable(u32::from_le_bytes(
+            header[..4].try_into().unwrap()
+        )));
+        let size = u32::from_le_bytes(header[4..8].try_into().unwrap()) as usize;
+        assert_eq!(size + 8, header.len());
+        // Every byte after the tag matters: a change is an error, never
+        // another filter or no filter.
+        for i in 12..header.len() {
+            for bit in 0..8 {
+                let mut bad = header.clone();
+                bad[i] ^= 1 << bit;
+                assert!(read_frame(&bad).is_err(), "{f} byte {i} bit {bit}");
+            }
+        }
+        // Cut short.
+        for len in 12..header.len() {
+            assert!(
+                matches!(
+                    read_frame(&header[..len]),
+                    Err(FilterError::CorruptFrame { .. })
+                ),
+                "{f} cut at {len}"
+            );
+        }
+        // A change of size (and only of size) is an error too.
+        let mut bad = header.clone();
+        bad[4] += 1;
+        bad.push(0);
+        assert!(matches!(
+            read_frame(&bad),
+            Err(FilterError::CorruptFrame { .. })
+        ));
+    }
+    // Not a filter frame: None.
+    let header = filter("delta2").frame();
+    for i in (0..4).chain(8..12) {
+        let mut other = header.clone();
+        other[i] ^= 0x20;
+        assert_eq!(read_frame(&other), Ok(None), "byte {i}");
+    }
+    assert_eq!(read_frame(&[]), Ok(None));
+    assert_eq!(read_frame(&header[..11]), Ok(None));
+}
+
+#[test]
+fn frame_of_another_version_is_refused() {
+    let mut header = filter("shuffle8").frame();
+    header[12] = 2;
+    let e = read_frame(&header).unwrap_err();
+    assert_eq!(e, FilterError::UnsupportedVersion { version: 2 });
+    let msg = e.to_string();
+    assert!(
+        msg.contains("version 2") && msg.contains("newer lzkit"),
+        "{msg}"
+    );
+    // A name no filter has, with a valid checksum: refused by name.
+    let mut header = filter("shuffle8").frame();
+    header[14..22].copy_from_slice(b"shuffle9");
+    let sum = xxhash_rust::xxh32::xxh32(&header[8..22], 0);
+    header[22..26].copy_from_slice(&sum.to_le_bytes());
+    let msg = read_frame(&header).unwrap_err().to_string();
+    assert!(msg.contains("'shuffle9'"), "{msg}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        ..ProptestConfig::default()
+    })]
+
+    /// The stream forms give the whole-buffer result however the stream
+    /// is cut.
+    #[test]
+    fn streams_match_whole(
+        f in any_filter(),
+        src in proptest::collection::vec(any::<u8>(), 0..700),
+        sizes in proptest::collection::vec(1usize..150, 1..6),
+        buf in 1usize..200,
+    ) {
+        let enc = f.encode(&src);
+        prop_assert_eq!(&write_in_pieces(f, &src, &sizes), &enc);
+        prop_assert_eq!(read_in_pieces(f, &enc, sizes, buf), src);
+    }
+}
+
 /// Throughput of every filter on 1 MiB hot in cache, best of 300 passes,
 /// through [`Filter::encode_into`] and [`Filter::decode_into`] (the
 /// run-time choice) and through each build of the kernels this CPU runs:

@@ -4,6 +4,7 @@
 use std::fs::Metadata;
 use std::io::{self, Read, Write};
 
+use lzkit::filter::{Filter, FilterWriter};
 use lzkit::format::{Codec, Encoder, Target as EncodeTarget};
 
 use super::super::formats;
@@ -53,6 +54,11 @@ impl Job {
             lzkit::Error::Io(io) => sink_failure(out_name, &io),
             other => Failure::lzkit(in_name, other),
         };
+        if let Some(filter) = self.opts.filter {
+            return self.compress_filtered(
+                filter, reader, sink, &target, pledged, in_name, out_name, progress,
+            );
+        }
         let mut encoder = Encoder::new(sink, &target).map_err(|e| Failure::lzkit(in_name, e))?;
         let total = pump(
             &mut reader,
@@ -68,6 +74,52 @@ impl Job {
         {
             return Err(changed_size(codec, in_name, expected, total));
         }
+        let sink = encoder.finish().map_err(encode_failure)?;
+        Ok((sink, total))
+    }
+
+    /// `--filter`: the filter frame, then the frames of `target` of the
+    /// input filtered (as it comes with delta, at the end with shuffle).
+    #[allow(clippy::too_many_arguments)]
+    fn compress_filtered(
+        &self,
+        filter: Filter,
+        mut reader: Box<dyn Read>,
+        mut sink: Sink,
+        target: &EncodeTarget,
+        pledged: Option<u64>,
+        in_name: &str,
+        out_name: &str,
+        progress: &mut Progress,
+    ) -> Result<(Sink, u64), Failure> {
+        let encode_failure = |e: lzkit::Error| match e {
+            lzkit::Error::Io(io) => sink_failure(out_name, &io),
+            other => Failure::lzkit(in_name, other),
+        };
+        self.rep.detail(format!(
+            "{in_name}: filter {filter}, recorded in a skippable frame"
+        ));
+        sink.write_all(&filter.frame())
+            .map_err(|e| sink_failure(out_name, &e))?;
+        let encoder = Encoder::new(sink, target).map_err(|e| Failure::lzkit(in_name, e))?;
+        let mut filtered = FilterWriter::new(encoder, filter);
+        let total = pump(
+            &mut reader,
+            &mut filtered,
+            in_name,
+            progress,
+            pledged,
+            |e| encode_failure(lzkit::Error::from_io(e)),
+            |e| e.get_ref().get_ref().written(),
+        )?;
+        if let Some(expected) = pledged
+            && expected != total
+        {
+            return Err(changed_size(target.codec(), in_name, expected, total));
+        }
+        let encoder = filtered
+            .finish()
+            .map_err(|e| encode_failure(lzkit::Error::from_io(e)))?;
         let sink = encoder.finish().map_err(encode_failure)?;
         Ok((sink, total))
     }

@@ -31,6 +31,19 @@ impl Job {
         use lzkit::seekable::{SeekTable, build_table};
         let file = opened.file.as_ref().filter(|_| regular.is_some());
         let len = regular.map_or(0, Metadata::len);
+        // A filtered file's filter is undone over the whole content: not
+        // through the table, frame by frame.
+        if let Some(file) = file
+            && starts_filtered(file, len).map_err(|e| Failure::io(in_name, &e))?
+        {
+            if self.opts.range.is_some() {
+                return Err(Failure::new(
+                    in_name,
+                    "--range cannot read a filtered file (made with --filter): decode it whole with -d",
+                ));
+            }
+            return Ok(None);
+        }
         if self.opts.range.is_some() {
             let Some(file) = file else {
                 return Err(Failure::new(
@@ -170,6 +183,11 @@ impl Job {
             })?;
             return Ok((sink, count.get()));
         }
+        let filter = formats::recorded_filter(&head).map_err(|e| Failure::new(in_name, e))?;
+        if let Some(filter) = filter {
+            self.rep
+                .detail(format!("{in_name}: filter {filter}, undone after decoding"));
+        }
         let input = io::Cursor::new(head).chain(buffered);
         // LZ4's decoder takes whatever is not zstd (and reports it).
         let (format, zstd_dictionary) = match codec {
@@ -185,10 +203,29 @@ impl Job {
         let mut decoder = lzkit::format::decoder(format, input, &options)
             .map_err(|e| self.decode_failure(in_name, e))?;
         // Decoder errors (corrupt data and read failures alike) are about
-        // the input.
-        copy_through(&mut decoder, &mut sink, out_name, progress, &count, |e| {
-            self.decode_failure(in_name, lzkit::Error::from_io(e))
-        })?;
+        // the input. -t checks the frames: the filter cannot fail.
+        let read_failure = |e| self.decode_failure(in_name, lzkit::Error::from_io(e));
+        match filter {
+            Some(filter) if mode != Mode::Test => {
+                let mut unfiltered = lzkit::filter::FilterReader::new(decoder, filter);
+                copy_through(
+                    &mut unfiltered,
+                    &mut sink,
+                    out_name,
+                    progress,
+                    &count,
+                    read_failure,
+                )?;
+            }
+            _ => copy_through(
+                &mut decoder,
+                &mut sink,
+                out_name,
+                progress,
+                &count,
+                read_failure,
+            )?,
+        }
         Ok((sink, count.get()))
     }
 
@@ -260,6 +297,18 @@ impl Job {
         }
         f
     }
+}
+
+/// Whether the file of `len` bytes starts with a filter frame (valid or
+/// not: the stream decoder reports a damaged one).
+fn starts_filtered(file: &File, len: u64) -> io::Result<bool> {
+    use lzkit::seekable::ReadAt;
+    let mut head = [0u8; 12];
+    if len < head.len() as u64 {
+        return Ok(false);
+    }
+    file.read_exact_at(&mut head, 0)?;
+    Ok(lzkit::filter::is_filter_frame(&head))
 }
 
 /// The output of a decode through a seek table: progress shown as it

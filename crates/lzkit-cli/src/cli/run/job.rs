@@ -87,6 +87,26 @@ impl Job {
                 "writes compressed files: use it when compressing (-z)",
             ));
         }
+        if let Some(filter) = opts.filter {
+            let why = match mode {
+                Mode::Compress if opts.seekable.is_some() => Some(
+                    "cannot be combined with --seekable (a seekable file's frames are decoded on their own; the filter runs over the whole input)",
+                ),
+                Mode::Compress if opts.legacy => Some(
+                    "cannot be combined with -l (the legacy format has no skippable frames to record the filter in)",
+                ),
+                Mode::Compress => None,
+                Mode::Recompress => {
+                    Some("is not applied by recompress: decompress, then compress with --filter")
+                }
+                _ => Some(
+                    "applies when compressing (-z); -d reads the filter from the compressed file",
+                ),
+            };
+            if let Some(why) = why {
+                return Err(Failure::new(format!("--filter={filter}"), why));
+            }
+        }
         if opts.range.is_some() && !matches!(mode, Mode::Decompress | Mode::Test) {
             return Err(Failure::new(
                 "--range",

@@ -20,6 +20,7 @@ from ..._lzkit import frame_decompress as _decompress
 from ..._lzkit import TableReader as _TableReader
 from ..._lzkit import get_frame_info
 from ..._stream import RawReader as _RawReader
+from ... import filter as _filter
 
 __all__ = [
     "compress", "decompress", "get_frame_info", "LZ4FrameCompressor",
@@ -44,12 +45,22 @@ COMPRESSIONLEVEL_MAX = 16
 
 def compress(data, compression_level=0, block_size=BLOCKSIZE_DEFAULT,
              content_checksum=False, block_checksum=False, block_linked=True,
-             store_size=True, return_bytearray=False, threads=1):
+             store_size=True, return_bytearray=False, threads=1, filter=None):
     """Compress ``data`` (any buffer) into one LZ4 frame.
 
     ``threads``: worker threads (0: one per core); the output is the same
-    for any number.
+    for any number. ``filter`` (``"shuffle8"``, ``"delta4"``...: see
+    ``lzkit.filter``): filter ``data`` first, and record the filter in a
+    filter frame before the LZ4 frame, which ``decompress`` reads to undo
+    it (python-lz4 and ``lz4 -d`` skip it and return the filtered bytes).
     """
+    if filter is not None:
+        out = _filter._compress_filtered(
+            lambda filtered: _compress(filtered, compression_level, block_size,
+                                       content_checksum, block_checksum,
+                                       block_linked, store_size, False, threads),
+            data, filter)
+        return bytearray(out) if return_bytearray else out
     return _compress(data, compression_level, block_size, content_checksum,
                      block_checksum, block_linked, store_size,
                      return_bytearray, threads)
@@ -60,8 +71,22 @@ def decompress(data, return_bytearray=False, return_bytes_read=False, threads=1)
     ``return_bytes_read``, return ``(data, bytes_read)``. ``threads``
     decode independent blocks in parallel. Raises ``RuntimeError`` for
     corrupt or truncated frames, as python-lz4.
+
+    Data that starts with a filter frame (``compress(..., filter=...)``)
+    is unfiltered after decoding (``bytes_read`` counts the filter frame);
+    a filter frame that cannot be used raises
+    ``lzkit.filter.FilterFrameError`` (a ``ValueError``).
     """
-    return _decompress(data, return_bytearray, return_bytes_read, threads)
+    name, length, rest = _filter._split(data)
+    if name is None:
+        return _decompress(data, return_bytearray, return_bytes_read, threads)
+    out = _decompress(rest, False, return_bytes_read, threads)
+    if return_bytes_read:
+        out, read = out
+    out = _filter.decode(out, name)
+    if return_bytearray:
+        out = bytearray(out)
+    return (out, length + read) if return_bytes_read else out
 
 
 class LZ4FrameCompressor:
