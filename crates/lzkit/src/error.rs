@@ -330,6 +330,20 @@ pub enum Error {
     /// the legacy format); the message says which, and what to change.
     #[error("invalid options: {0}")]
     InvalidOptions(&'static str),
+    /// A filtered stream (one that starts with lzkit's filter frame,
+    /// [`crate::filter::read_frame`]) joined with other frames: its filter
+    /// would be undone over bytes it was not applied to, or not undone
+    /// over bytes it was. Only decoders asked to check it report this
+    /// (the command's `-d`); decode the joined files one at a time.
+    #[error(
+        "{what} at byte {at}: a filtered stream (lzkit --filter) holds its filter frame and one frame; this input joins it with other frames, decode each file on its own"
+    )]
+    FilteredStreamJoined {
+        /// Position of the frame in the input stream.
+        at: u64,
+        /// What was met there.
+        what: &'static str,
+    },
     /// A frame is malformed ("not LZ4 data: unknown magic number
     /// 0x00000007 at byte 9", "corrupt zstd frame at byte 4: reserved bit
     /// set in the frame header"): its header, or how its blocks are framed.

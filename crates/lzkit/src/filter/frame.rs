@@ -45,6 +45,63 @@ use xxhash_rust::xxh32::xxh32;
 
 use super::{Filter, FilterError};
 
+/// What a stream decoder asked to check filtered streams
+/// ([`crate::lz4::frame::DecodeOptions::filtered_streams`],
+/// [`crate::zstd::DecodeOptions::filtered_streams`]) knows of the frames
+/// it met: a filter frame is undone over everything after it, so a
+/// filtered stream must be the filter frame (among leading skippable
+/// frames) and one data frame, alone. Joined with other frames (`cat`),
+/// in either order, its content would come out wrong with no error.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FrameGuard {
+    /// Whether to check at all.
+    pub(crate) on: bool,
+    /// Data frames (LZ4 or zstd, not skippable) met so far.
+    data_frames: u64,
+    /// Whether a filter frame came before the first data frame.
+    filtered: bool,
+}
+
+impl FrameGuard {
+    /// A guard that checks if `on`.
+    pub(crate) fn new(on: bool) -> Self {
+        FrameGuard {
+            on,
+            ..Default::default()
+        }
+    }
+
+    /// A skippable frame of magic number `magic` at byte `at`, whose
+    /// content starts with `content` (its first 4 bytes or fewer): a
+    /// filter frame after a data frame is refused.
+    pub(crate) fn skippable(&mut self, magic: u32, content: &[u8], at: u64) -> crate::Result<()> {
+        if !self.on || magic != FRAME_MAGIC || !content.starts_with(&FRAME_TAG) {
+            return Ok(());
+        }
+        if self.data_frames > 0 {
+            return Err(crate::Error::FilteredStreamJoined {
+                at,
+                what: "a filter frame after other frames",
+            });
+        }
+        self.filtered = true;
+        Ok(())
+    }
+
+    /// A data frame starting at byte `at`: a second one after a filter
+    /// frame is refused.
+    pub(crate) fn data_frame(&mut self, at: u64) -> crate::Result<()> {
+        if self.on && self.filtered && self.data_frames > 0 {
+            return Err(crate::Error::FilteredStreamJoined {
+                at,
+                what: "a frame after a filtered stream's frame",
+            });
+        }
+        self.data_frames += 1;
+        Ok(())
+    }
+}
+
 /// The magic number of the filter frame: skippable frame `0x184D2A54`.
 pub const FRAME_MAGIC: u32 = 0x184D_2A54;
 /// The tag that starts the filter frame's content.

@@ -579,6 +579,80 @@ proptest! {
 /// through [`Filter::encode_into`] and [`Filter::decode_into`] (the
 /// run-time choice) and through each build of the kernels this CPU runs:
 /// `cargo test -p lzkit --release --lib filter::tests::speed -- --ignored --nocapture`.
+/// A zstd frame of `data` (under 256 bytes) in one raw block.
+fn raw_zstd_frame(data: &[u8]) -> Vec<u8> {
+    assert!(data.len() < 256);
+    let mut f = vec![0x28, 0xB5, 0x2F, 0xFD, 0x20, data.len() as u8];
+    let header = (data.len() << 3) | 1;
+    f.extend([header as u8, (header >> 8) as u8, (header >> 16) as u8]);
+    f.extend_from_slice(data);
+    f
+}
+
+/// Decode `src` with the streaming decoder of `zstd` or LZ4, refusing
+/// joined filtered streams if `check`.
+fn stream_decode(zstd: bool, src: &[u8], check: bool) -> crate::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let r = if zstd {
+        let opts = crate::zstd::DecodeOptions::new().filtered_streams(check);
+        crate::zstd::FrameDecoder::with_decoder(src, crate::zstd::Decoder::with_options(opts))
+            .read_to_end(&mut out)
+    } else {
+        let opts = crate::lz4::frame::DecodeOptions::new().filtered_streams(check);
+        crate::lz4::frame::FrameDecoder::with_options(src, &opts).read_to_end(&mut out)
+    };
+    r.map(|_| out).map_err(crate::Error::from_io)
+}
+
+#[test]
+fn joined_filtered_streams_are_refused_when_asked() {
+    let filter: Filter = "delta2".parse().unwrap();
+    let content: Vec<u8> = (0u16..60).flat_map(|i| (i * 3).to_le_bytes()).collect();
+    let other = b"another file, not filtered".to_vec();
+    // Someone else's skippable frame with the filter frame's magic number,
+    // and a seek-table-like one: never a filter frame.
+    let mut foreign = FRAME_MAGIC.to_le_bytes().to_vec();
+    foreign.extend([4, 0, 0, 0]);
+    foreign.extend(b"ABCD");
+    let mut table = 0x184D_2A5Eu32.to_le_bytes().to_vec();
+    table.extend([4, 0, 0, 0, 1, 2, 3, 4]);
+    for zstd in [false, true] {
+        let frame = |d: &[u8]| {
+            if zstd {
+                raw_zstd_frame(d)
+            } else {
+                crate::lz4::frame::compress(d, &Default::default())
+            }
+        };
+        let filtered = [filter.frame(), frame(&filter.encode(&content))].concat();
+        let plain = frame(&other);
+        let joined = |parts: &[&[u8]]| parts.concat();
+        // Accepted: a filtered stream alone, with other skippable frames
+        // around it; plain streams joined, with someone else's frame.
+        for ok in [
+            filtered.clone(),
+            joined(&[&foreign, &filtered, &table]),
+            joined(&[&plain, &foreign, &plain]),
+        ] {
+            assert!(stream_decode(zstd, &ok, true).is_ok(), "zstd {zstd}");
+        }
+        // Refused: a frame after the filtered one, a filter frame after a
+        // frame, two filtered streams; all decode without the check.
+        for bad in [
+            joined(&[&filtered, &plain]),
+            joined(&[&plain, &filtered]),
+            joined(&[&filtered, &filtered]),
+        ] {
+            match stream_decode(zstd, &bad, true) {
+                Err(e) => assert!(e.to_string().contains("filtered stream"), "{e}"),
+                Ok(_) => panic!("zstd {zstd}: a joined filtered stream decoded"),
+            }
+            assert!(stream_decode(zstd, &bad, false).is_ok());
+        }
+    }
+}
+
 #[test]
 #[ignore = "a measurement, not a test"]
 fn speed() {

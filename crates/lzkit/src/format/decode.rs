@@ -17,6 +17,7 @@ pub struct DecodeOptions {
     pub(super) window_log_max: u32,
     pub(super) trailing_zeros: Option<Arc<AtomicU64>>,
     pub(super) verify_checksums: bool,
+    pub(super) filtered_streams: bool,
     pub(super) lz4_dictionary: Option<Arc<[u8]>>,
     pub(super) zstd_dictionary: Option<crate::zstd::Dictionary>,
 }
@@ -36,6 +37,7 @@ impl DecodeOptions {
             window_log_max: crate::zstd::DEFAULT_WINDOW_LOG_MAX,
             trailing_zeros: None,
             verify_checksums: true,
+            filtered_streams: false,
             lz4_dictionary: None,
             zstd_dictionary: None,
         }
@@ -59,6 +61,15 @@ impl DecodeOptions {
     /// (default: yes; `--no-crc`).
     pub fn verify_checksums(mut self, on: bool) -> Self {
         self.verify_checksums = on;
+        self
+    }
+
+    /// Whether LZ4 and zstd decoders refuse a filtered stream joined with
+    /// other frames (default: no; see
+    /// [`crate::lz4::frame::DecodeOptions::filtered_streams`]). The
+    /// command's `-d` turns it on.
+    pub fn filtered_streams(mut self, on: bool) -> Self {
+        self.filtered_streams = on;
         self
     }
 
@@ -113,14 +124,16 @@ pub fn decoder<'a, R: Read + Send + 'a>(
                 &crate::lz4::frame::DecodeOptions::new()
                     .threads(opts.threads)
                     .dictionary_opt(opts.lz4_dictionary.clone())
-                    .verify_checksums(opts.verify_checksums),
+                    .verify_checksums(opts.verify_checksums)
+                    .filtered_streams(opts.filtered_streams),
             ))
         }
         Format::Zstd => {
             let decoder = crate::zstd::Decoder::with_options(
                 crate::zstd::DecodeOptions::new()
                     .window_log_max(opts.window_log_max)
-                    .verify_checksums(opts.verify_checksums),
+                    .verify_checksums(opts.verify_checksums)
+                    .filtered_streams(opts.filtered_streams),
             );
             let decoder = match &opts.zstd_dictionary {
                 Some(dict) => decoder.with_dictionary(dict.clone()),

@@ -127,6 +127,7 @@ pub fn is_zstd(data: &[u8]) -> bool {
 pub struct DecodeOptions {
     window_log_max: u32,
     verify_checksums: bool,
+    filtered_streams: bool,
 }
 
 impl Default for DecodeOptions {
@@ -141,6 +142,7 @@ impl DecodeOptions {
         DecodeOptions {
             window_log_max: DEFAULT_WINDOW_LOG_MAX,
             verify_checksums: true,
+            filtered_streams: false,
         }
     }
 
@@ -175,6 +177,46 @@ impl DecodeOptions {
     /// Whether checksums are verified.
     pub const fn verifies_checksums(&self) -> bool {
         self.verify_checksums
+    }
+
+    /// Whether the streaming [`FrameDecoder`] refuses a filtered stream
+    /// joined with other frames (default: no, as `zstd -d`, which skips
+    /// every skippable frame). A stream that starts with lzkit's filter
+    /// frame ([`crate::filter::read_frame`]) holds one frame, whose
+    /// content went through the filter; with this on, a frame after it,
+    /// or a filter frame after other frames, is
+    /// [`crate::Error::FilteredStreamJoined`], where undoing the filter
+    /// over the whole content would give wrong bytes with no error.
+    ///
+    /// ```
+    /// use lzkit::zstd::{DecodeOptions, Decoder, FrameDecoder};
+    /// use std::io::Read;
+    ///
+    /// let filter: lzkit::filter::Filter = "delta4".parse()?;
+    /// let mut joined = zstd_frame(b"another file");
+    /// joined.extend(filter.frame());
+    /// joined.extend(zstd_frame(&filter.encode(&[7; 64])));
+    /// let opts = DecodeOptions::new().filtered_streams(true);
+    /// let mut d = FrameDecoder::with_decoder(&joined[..], Decoder::with_options(opts));
+    /// let err = d.read_to_end(&mut Vec::new()).unwrap_err();
+    /// assert!(err.to_string().contains("filtered stream"));
+    /// # fn zstd_frame(data: &[u8]) -> Vec<u8> {
+    /// #     let mut f = vec![0x28, 0xB5, 0x2F, 0xFD, 0x20, data.len() as u8];
+    /// #     f.extend([(data.len() << 3) as u8 | 1, (data.len() >> 5) as u8, 0]);
+    /// #     f.extend_from_slice(data);
+    /// #     f
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub const fn filtered_streams(mut self, on: bool) -> Self {
+        self.filtered_streams = on;
+        self
+    }
+
+    /// Whether filtered streams joined with other frames are refused
+    /// ([`DecodeOptions::filtered_streams`]).
+    pub const fn checks_filtered_streams(&self) -> bool {
+        self.filtered_streams
     }
 }
 

@@ -67,6 +67,9 @@ pub struct FrameDecoder<R: Read> {
     /// The frame in [`Stage::Blocks`] has decoded no block yet.
     fresh: bool,
     error: Option<String>,
+    /// Filtered streams joined with other frames refused
+    /// ([`super::DecodeOptions::filtered_streams`]).
+    guard: crate::filter::frame::FrameGuard,
 }
 
 impl<R: Read> std::fmt::Debug for FrameDecoder<R> {
@@ -150,6 +153,9 @@ impl<R: Read> FrameDecoder<R> {
     /// A streaming decoder using `decoder` (its options, dictionaries and
     /// variant choice).
     pub fn with_decoder(reader: R, decoder: Decoder) -> Self {
+        let guard = crate::filter::frame::FrameGuard::new(
+            decoder.decode_options().checks_filtered_streams(),
+        );
         FrameDecoder {
             reader,
             decoder,
@@ -165,6 +171,7 @@ impl<R: Read> FrameDecoder<R> {
             frame_at: 0,
             fresh: false,
             error: None,
+            guard,
         }
     }
 
@@ -254,10 +261,16 @@ impl<R: Read> FrameDecoder<R> {
                 let avail = &self.input[self.in_pos..self.input.len().min(self.in_pos + len)];
                 match frame::parse(avail, self.frame_at)? {
                     Start::Skippable(total) => {
+                        if self.guard.on && total >= 12 && self.fill(12)? {
+                            let head = &self.input[self.in_pos..self.in_pos + 12];
+                            let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+                            self.guard.skippable(magic, &head[8..], self.frame_at)?;
+                        }
                         self.in_pos += 8;
                         self.stage = Stage::Skip(total - 8);
                     }
                     Start::Frame(h) => {
+                        self.guard.data_frame(self.frame_at)?;
                         self.in_pos += h.len;
                         self.start(h)?;
                     }

@@ -198,6 +198,7 @@ impl Job {
             .threads(self.threads)
             .window_log_max(self.window_log_max)
             .verify_checksums(self.opts.verify_checksums)
+            .filtered_streams(true)
             .lz4_dictionary(self.dictionary.clone())
             .zstd_dictionary(zstd_dictionary);
         let mut decoder = lzkit::format::decoder(format, input, &options)

@@ -294,6 +294,15 @@ pub struct DecodeOptions {
     /// read past and neither computed nor compared (`lz4 --no-crc`): faster,
     /// and damaged data decodes to wrong bytes instead of an error.
     pub verify_checksums: bool,
+    /// Refuse a filtered stream joined with other frames (default: off,
+    /// as `lz4 -d`, which skips every skippable frame). A stream that
+    /// starts with lzkit's filter frame ([`crate::filter::read_frame`])
+    /// holds one frame, whose content went through the filter; with this
+    /// on, the streaming [`FrameDecoder`] reports
+    /// [`crate::Error::FilteredStreamJoined`] for a frame after it, or
+    /// for a filter frame after other frames, where undoing the filter
+    /// over the whole content would give wrong bytes with no error.
+    pub filtered_streams: bool,
 }
 
 impl Default for DecodeOptions {
@@ -302,6 +311,7 @@ impl Default for DecodeOptions {
             threads: 1,
             dictionary: None,
             verify_checksums: true,
+            filtered_streams: false,
         }
     }
 }
@@ -339,6 +349,27 @@ impl DecodeOptions {
     /// ```
     pub fn verify_checksums(mut self, on: bool) -> Self {
         self.verify_checksums = on;
+        self
+    }
+
+    /// Set [`DecodeOptions::filtered_streams`].
+    ///
+    /// ```
+    /// use lzkit::lz4::frame::{self, DecodeOptions, FrameDecoder, FrameOptions};
+    /// use std::io::Read;
+    ///
+    /// let filter: lzkit::filter::Filter = "delta4".parse()?;
+    /// let mut joined = filter.frame();
+    /// joined.extend(frame::compress(&filter.encode(&[7; 64]), &FrameOptions::new()));
+    /// joined.extend(frame::compress(b"another file", &FrameOptions::new()));
+    /// let opts = DecodeOptions::new().filtered_streams(true);
+    /// let mut out = Vec::new();
+    /// let err = FrameDecoder::with_options(&joined[..], &opts).read_to_end(&mut out);
+    /// assert!(err.unwrap_err().to_string().contains("filtered stream"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn filtered_streams(mut self, on: bool) -> Self {
+        self.filtered_streams = on;
         self
     }
 }

@@ -66,6 +66,9 @@ pub struct FrameDecoder<R: Read> {
     workers: Option<Box<Workers>>,
     /// Verify block and content checksums ([`DecodeOptions::verify_checksums`]).
     verify: bool,
+    /// Filtered streams joined with other frames refused
+    /// ([`DecodeOptions::filtered_streams`]).
+    guard: crate::filter::frame::FrameGuard,
 }
 
 /// Where a [`FrameDecoder`] is in its input.
@@ -121,6 +124,7 @@ impl<R: Read> FrameDecoder<R> {
             },
             workers: None,
             verify: true,
+            guard: Default::default(),
         }
     }
 
@@ -163,6 +167,7 @@ impl<R: Read> FrameDecoder<R> {
             d.workers = Some(Box::new(Workers::new(threads, &d.dict)));
         }
         d.verify = opts.verify_checksums;
+        d.guard = crate::filter::frame::FrameGuard::new(opts.filtered_streams);
         d
     }
 
@@ -243,6 +248,9 @@ impl<R: Read> FrameDecoder<R> {
                 }
             }
         };
+        if let Some(Magic::Standard | Magic::Legacy) = Magic::classify(magic) {
+            self.guard.data_frame(at)?;
+        }
         match Magic::classify(magic) {
             Some(Magic::Standard) => {
                 let mut desc = [0u8; MAX_DESCRIPTOR_LEN];
@@ -282,7 +290,13 @@ impl<R: Read> FrameDecoder<R> {
             }
             Some(Magic::Legacy) => Ok(Stage::Legacy),
             Some(Magic::Skippable) => {
-                let len = self.input.u32("skippable frame size")? as u64;
+                let mut len = self.input.u32("skippable frame size")? as u64;
+                if self.guard.on && len >= 4 {
+                    let mut tag = [0u8; 4];
+                    self.input.read_full(&mut tag, "skippable frame")?;
+                    len -= 4;
+                    self.guard.skippable(magic, &tag, at)?;
+                }
                 let skipped = io::copy(&mut (&mut self.input.inner).take(len), &mut io::sink())?;
                 self.input.pos += skipped;
                 if skipped < len {
