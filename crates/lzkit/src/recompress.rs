@@ -39,6 +39,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use xxhash_rust::xxh64::Xxh64;
 
 use crate::error::Error;
+use crate::filter::FRAME_MAGIC;
 use crate::format::{self, Encoder, Format, Found, Target};
 
 /// The size of the pieces of decoded content handed from the decoding
@@ -190,11 +191,28 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         count: read.clone(),
     };
     let (source, head) = sniff(&mut input).map_err(RecompressError::Input)?;
+    // A filtered stream's filter frame (the head starts with it, read and
+    // checked by `sniff`) goes on unchanged before the output's frames:
+    // the content, filtered bytes, is recompressed as it is, and the
+    // output is a filtered stream of the target codec.
+    let filter_frame = match crate::filter::read_frame(&head) {
+        Ok(Some((_, len))) => head[..len].to_vec(),
+        _ => Vec::new(),
+    };
+    if !filter_frame.is_empty() && matches!(opts.target, Target::Seekable(_)) {
+        return Err(RecompressError::Input(Error::InvalidOptions(
+            "a filtered input (lzkit --filter) cannot become a seekable file: a filter frame is undone over one frame, and a seekable file's frames are decoded on their own",
+        )));
+    }
     let trailing_zeros = Arc::new(AtomicU64::new(0));
     let decoder = format::decoder(
         source,
         io::Cursor::new(head).chain(input),
-        &opts.decode.clone().trailing_zeros(trailing_zeros.clone()),
+        &opts
+            .decode
+            .clone()
+            .trailing_zeros(trailing_zeros.clone())
+            .filtered_streams(true),
     )
     .map_err(RecompressError::Input)?;
 
@@ -227,6 +245,8 @@ pub fn recompress_with_progress<R: Read + Send, W: Write>(
         // The encoding, in a closure: on any error its encoder (and the
         // verifier's sender in it) is dropped, so the verifier ends.
         let encoded = (|| {
+            let mut tee = tee;
+            tee.write_all(&filter_frame).map_err(output_error)?;
             let mut encoder = Encoder::new(tee, &opts.target).map_err(RecompressError::Output)?;
             let mut sum = Digest {
                 hash: Xxh64::new(0),
@@ -312,14 +332,52 @@ fn verification_failed(why: String) -> RecompressError {
 /// first.
 fn sniff(input: &mut impl Read) -> Result<(Format, Vec<u8>), Error> {
     let mut skipped = false;
+    let mut filter_frame: Option<Vec<u8>> = None;
     loop {
         // A limit of 0: each skippable frame's content is dropped as it
         // streams by, never held, whatever its size.
         let sniffed = format::sniff(input, 0)?;
         let head = sniffed.rest();
         match sniffed.found {
-            Found::Format(format) => return Ok((format, head.to_vec())),
+            Found::Format(format) => {
+                // A filter frame goes on before the frames: the decoder
+                // then refuses frames joined to the filtered one, and the
+                // output starts with it (see `recompress`).
+                let mut start = filter_frame.unwrap_or_default();
+                start.extend_from_slice(head);
+                return Ok((format, start));
+            }
             Found::OverLimit { remaining } => {
+                // lzkit's filter frame (a few dozen bytes) is read whole
+                // and checked; other skippable frames are dropped.
+                let header = sniffed.head.get(sniffed.head.len().saturating_sub(8)..);
+                if let Some(header) = header.filter(|h| {
+                    h.len() == 8 && u32::from_le_bytes([h[0], h[1], h[2], h[3]]) == FRAME_MAGIC
+                }) && remaining <= 64
+                {
+                    let mut frame = header.to_vec();
+                    let mut content = Vec::new();
+                    input.by_ref().take(remaining).read_to_end(&mut content)?;
+                    frame.extend_from_slice(&content);
+                    let found = crate::filter::read_frame(&frame)
+                        .map_err(|e| Error::Io(io::Error::new(io::ErrorKind::InvalidData, e)))?;
+                    if found.is_some() {
+                        if filter_frame.is_some() {
+                            return Err(Error::Io(io::Error::new(
+                                io::ErrorKind::InvalidData,
+                                "two filter frames: a stream records one filter",
+                            )));
+                        }
+                        filter_frame = Some(frame);
+                    } else if (content.len() as u64) < remaining {
+                        return Err(Error::Io(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "truncated: the input ends inside a skippable frame",
+                        )));
+                    }
+                    skipped = true;
+                    continue;
+                }
                 let dropped = io::copy(&mut input.by_ref().take(remaining), &mut io::sink())?;
                 if dropped < remaining {
                     return Err(Error::Io(io::Error::new(
@@ -361,7 +419,11 @@ pub fn content_digest<R: Read + Send>(
 /// [`content_digest`] with plain errors (the verifier thread's body).
 fn digest_of<R: Read + Send>(mut input: R, opts: &RecompressOptions) -> Result<(u64, u64), Error> {
     let (source, head) = sniff(&mut input)?;
-    let mut decoder = format::decoder(source, io::Cursor::new(head).chain(input), &opts.decode)?;
+    let mut decoder = format::decoder(
+        source,
+        io::Cursor::new(head).chain(input),
+        &opts.decode.clone().filtered_streams(true),
+    )?;
     let mut sum = Digest {
         hash: Xxh64::new(0),
         len: 0,
@@ -798,6 +860,56 @@ mod tests {
                 matches!(&r, Err(RecompressError::Input(e)) if e.to_string().contains("after the end")),
                 "{format:?}: {r:?}"
             );
+        }
+    }
+
+    #[test]
+    fn filtered_inputs_keep_their_filter_frame() {
+        let data = data();
+        let filter: crate::filter::Filter = "delta4".parse().unwrap();
+        let filtered = filter.encode(&data);
+        let plain = crate::lz4::frame::compress(b"another file", &FrameOptions::new());
+        let mut foreign = FRAME_MAGIC.to_le_bytes().to_vec();
+        foreign.extend([4, 0, 0, 0]);
+        foreign.extend(b"ABCD");
+        for (format, frames) in inputs(&filtered).into_iter().take(2) {
+            // Someone else's skippable frame of the same magic number is
+            // dropped, as before; the filter frame is kept.
+            let input = [&foreign[..], &filter.frame(), &frames].concat();
+            for target in targets() {
+                let opts = RecompressOptions::new(target.clone()).verify(true);
+                let r = recompress(&input[..], Vec::new(), &opts);
+                if matches!(target, Target::Seekable(_)) {
+                    assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
+                    continue;
+                }
+                let (out, s) = r.unwrap();
+                assert_eq!((s.source, s.verified), (format, true));
+                assert_eq!(crate::filter::read_frame(&out).unwrap().unwrap().0, filter);
+                let mut back = Vec::new();
+                let dopts = format::DecodeOptions::new().filtered_streams(true);
+                let codec = target.codec();
+                let f = if codec == crate::format::Codec::Zstd {
+                    Format::Zstd
+                } else {
+                    Format::Lz4Frame
+                };
+                format::decoder(f, &out[..], &dopts)
+                    .unwrap()
+                    .read_to_end(&mut back)
+                    .unwrap();
+                assert!(back == filtered, "{format:?} to {target:?}");
+            }
+            // Joined with other frames: refused, not recompressed.
+            let joined = [&input[..], &plain].concat();
+            let opts = RecompressOptions::new(targets().remove(0));
+            let r = recompress(&joined[..], Vec::new(), &opts);
+            assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
+            // A damaged filter frame is an input error.
+            let mut bad = input.clone();
+            bad[foreign.len() + 14] ^= 1;
+            let r = recompress(&bad[..], Vec::new(), &opts);
+            assert!(matches!(r, Err(RecompressError::Input(_))), "{r:?}");
         }
     }
 
