@@ -23,6 +23,21 @@ fn filter(name: &str) -> PyResult<Filter> {
     Filter::parse(name).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// `data` through the filter `name`, one way or the other, as `bytes` of
+/// the same length.
+fn apply(py: Python<'_>, data: &Bound<'_, PyAny>, name: &str, decode: bool) -> PyResult<PyObject> {
+    let f = filter(name)?;
+    let src = Input::get(data)?;
+    let src = src.bytes();
+    output_with(py, src.len(), false, |dst| {
+        py.allow_threads(|| match decode {
+            false => f.encode_into(src, dst),
+            true => f.decode_into(src, dst),
+        })
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+    })
+}
+
 /// `lzkit.filter.encode`: `data` filtered, as `bytes` of the same length.
 #[pyfunction]
 pub(crate) fn filter_encode(
@@ -30,13 +45,7 @@ pub(crate) fn filter_encode(
     data: &Bound<'_, PyAny>,
     name: &str,
 ) -> PyResult<PyObject> {
-    let f = filter(name)?;
-    let src = Input::get(data)?;
-    let src = src.bytes();
-    output_with(py, src.len(), false, |dst| {
-        py.allow_threads(|| f.encode_into(src, dst))
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    })
+    apply(py, data, name, false)
 }
 
 /// `lzkit.filter.decode`: `data` unfiltered, as `bytes` of the same length.
@@ -46,13 +55,7 @@ pub(crate) fn filter_decode(
     data: &Bound<'_, PyAny>,
     name: &str,
 ) -> PyResult<PyObject> {
-    let f = filter(name)?;
-    let src = Input::get(data)?;
-    let src = src.bytes();
-    output_with(py, src.len(), false, |dst| {
-        py.allow_threads(|| f.decode_into(src, dst))
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    })
+    apply(py, data, name, true)
 }
 
 /// `lzkit.filter.frame`: the filter frame that records the filter `name`.

@@ -1420,12 +1420,17 @@ class ZstdDecompressionReader(_ReadOnly):
         if self._closed:
             raise ValueError("stream is closed")
 
-    def read(self, size=-1):
+    def _size(self, size):
+        """``size`` checked: -1 for None, ValueError below -1."""
         self._check()
         if size is None:
-            size = -1
+            return -1
         if size < -1:
             raise ValueError("cannot read negative amounts less than -1")
+        return size
+
+    def read(self, size=-1):
+        size = self._size(size)
         if size == 0:
             return b""
         try:
@@ -1463,11 +1468,7 @@ class ZstdDecompressionReader(_ReadOnly):
         any: what was decoded already, else what the next read of the
         source gives (more reads only while they give no output), as
         python-zstandard's ``read1``."""
-        self._check()
-        if size is None:
-            size = -1
-        if size < -1:
-            raise ValueError("cannot read negative amounts less than -1")
+        size = self._size(size)
         if size == 0:
             return b""
         if size < 0:
