@@ -24,11 +24,11 @@ const ZSTD_COLOR: RGBColor = RGBColor(44, 160, 44);
 const PICK_COLOR: RGBColor = RGBColor(214, 39, 40);
 /// The interval bars: a grey no other element uses, so that the SVG's
 /// bars can be told apart (`stroke="#505050"`), one polyline each.
-pub const BAR_COLOR: RGBColor = RGBColor(80, 80, 80);
+const BAR_COLOR: RGBColor = RGBColor(80, 80, 80);
 /// The bars' legend: what the report's ratio intervals are
-/// ([`Candidate::ratio_interval`]); speeds are a best pass, without one.
-const BARS_LABEL: &str =
-    "bars: 95% confidence interval of the ratio (speeds: best of repeated passes, no interval)";
+/// ([`Candidate::ratio_interval`]). Speeds have none (the speed axis says
+/// why).
+const BARS_LABEL: &str = "bars: 95% confidence interval of the ratio";
 /// Half the width of a bar's caps, in pixels.
 const CAP: i32 = 4;
 /// The name of the plot of all the files in `--plot DIR/`.
@@ -76,7 +76,7 @@ fn label(c: &Candidate, i: usize, rec: &Recommendation) -> String {
 
 /// A candidate's ratio interval where it has width: `None` without one
 /// (a single block) or for an exact ratio (the whole input sampled).
-pub fn bar(c: &Candidate) -> Option<(f64, f64)> {
+fn bar(c: &Candidate) -> Option<(f64, f64)> {
     c.ratio_interval
         .filter(|&(low, high)| high > low && low.is_finite() && high.is_finite())
 }
@@ -171,7 +171,10 @@ fn chart<DB: DrawingBackend>(
         )?;
     chart
         .configure_mesh()
-        .x_desc("decompression speed, MB/s (10^6 bytes of data per second, one thread)")
+        .x_desc(
+            "decompression speed, MB/s (10^6 bytes of data per second, one thread; \
+             best pass, no interval)",
+        )
         .y_desc("compression ratio")
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.2}"))
@@ -334,6 +337,27 @@ mod tests {
             .collect()
     }
 
+    /// The integer attribute `name` of an SVG element's line.
+    fn attribute(line: &str, name: &str) -> i32 {
+        let start = line.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        line[start..].split('"').next().unwrap().parse().unwrap()
+    }
+
+    /// A polyline's points.
+    fn points_of(line: &str) -> Vec<(i32, i32)> {
+        let start = line.find("points=\"").unwrap() + 8;
+        line[start..]
+            .split('"')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .map(|p| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect()
+    }
+
     fn title() -> Title<'static> {
         Title {
             what: "lzkit probe, <a&b>",
@@ -351,26 +375,28 @@ mod tests {
         assert_eq!(bars(&drawn).len(), 3, "{drawn}");
         assert!(drawn.contains("bars: 95% confidence interval of the ratio"));
         // A stem with caps: six points, the caps 2 * CAP wide.
-        let points: Vec<&str> = bars(&drawn)[0]
-            .split("points=\"")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .take(6)
-            .collect();
-        assert_eq!(points.len(), 6);
+        let first = points_of(bars(&drawn)[0]);
+        assert_eq!(first.len(), 6);
+        assert_eq!(first[1].0 - first[0].0, 2 * CAP);
         // zstd -3's interval is longer than lz4 -1's on the ratio axis.
         let length = |line: &str| {
-            let ys: Vec<i32> = line
-                .split("points=\"")
-                .nth(1)
-                .unwrap()
-                .split_whitespace()
-                .filter_map(|p| p.split(',').nth(1)?.trim_end_matches('"').parse().ok())
-                .collect();
-            ys.iter().max().unwrap() - ys.iter().min().unwrap()
+            let p = points_of(line);
+            p[3].1 - p[2].1
         };
         assert!(length(bars(&drawn)[1]) > 5 * length(bars(&drawn)[0]));
+        // Each bar stands on its setting's point: the stem at the point's
+        // x, from above it to below.
+        let circles: Vec<(i32, i32)> = drawn
+            .lines()
+            .filter(|l| l.starts_with("<circle") && l.contains(r#"r="5""#))
+            .map(|l| (attribute(l, "cx"), attribute(l, "cy")))
+            .collect();
+        for (bar, c) in bars(&drawn).iter().zip([&circles[0], &circles[2]]) {
+            let points = points_of(bar);
+            // The stem: the third and fourth points.
+            assert_eq!((points[2].0, points[3].0), (c.0, c.0), "{bar}");
+            assert!(points[2].1 < c.1 && c.1 < points[3].1, "{bar} {c:?}");
+        }
         // The recommendations stay ringed, the caption escaped.
         assert!(drawn.contains("recommended at memory"));
         assert!(drawn.contains("lzkit probe, &lt;a&amp;b&gt;: ratio against"));
