@@ -1,10 +1,11 @@
 //! Integration tests of `lzkit probe`: the JSON schema (keys and types), the
-//! CSV header, the text table and recommendation, the SVG plot, errors (one
-//! line, status 1), deterministic sampling, and figures consistent with
-//! compressing the whole file (a whole-input sample's ratio is the ratio of
-//! `lzkit -1 -B4` frames, less the frame's own bytes). Samples are small and
-//! timings short (`--min-time 0`); no speed is asserted, only that speeds
-//! are positive numbers.
+//! CSV header, the text table and recommendation, the SVG plot (its ratio
+//! interval bars; a plot per file in a directory), errors (one line, status
+//! 1), deterministic sampling, and figures consistent with compressing the
+//! whole file (a whole-input sample's ratio is the ratio of `lzkit -1 -B4`
+//! frames, less the frame's own bytes). Samples are small and timings short
+//! (`--min-time 0`); no speed is asserted, only that speeds are positive
+//! numbers.
 
 mod common;
 #[path = "common/json.rs"]
@@ -361,6 +362,184 @@ fn plot_writes_an_svg() {
     }
 }
 
+/// The ratio-interval bars in a plot: polylines of the bars' colour (one
+/// per setting with an interval, and the legend's).
+fn bars_in(svg: &str) -> usize {
+    svg.lines()
+        .filter(|l| l.starts_with("<polyline") && l.contains(r##"stroke="#505050""##))
+        .count()
+}
+
+#[test]
+fn plot_shows_the_ratio_intervals_as_bars() {
+    // 1 MiB sampled in 16 blocks of 16 KiB: every ratio has an interval.
+    let (dir, file) = dir_with_file(1 << 20);
+    let svg = dir.path().join("bars.svg");
+    let doc = Json::parse(&stdout_of(&[
+        "--format=json",
+        "--codecs",
+        "lz4:1,9,zstd:3",
+        "-B16K",
+        "--sample",
+        "256K",
+        "--calibrate=none",
+        "--no-reference",
+        "--plot",
+        svg.to_str().unwrap(),
+        &file,
+    ]))
+    .unwrap();
+    let candidates = doc.get("candidates").arr();
+    let with_interval = candidates
+        .iter()
+        .filter(|c| c.get("ratio_low").num() < c.get("ratio_high").num())
+        .count();
+    assert_eq!(with_interval, 3, "a sampled input's ratios have intervals");
+    let text = fs::read_to_string(&svg).unwrap();
+    assert_eq!(
+        bars_in(&text),
+        with_interval + 1,
+        "a bar each, and the legend's"
+    );
+    assert!(text.contains("bars: 95% confidence interval of the ratio"));
+    assert!(text.contains("recommended at"));
+
+    // The whole input: exact ratios, no bars, no legend for them.
+    let (dir, file) = dir_with_file(50_000);
+    let svg = dir.path().join("exact.svg");
+    stdout_of(&[
+        "--codecs",
+        "lz4:1,9",
+        "--plot",
+        svg.to_str().unwrap(),
+        &file,
+    ]);
+    let text = fs::read_to_string(&svg).unwrap();
+    assert_eq!(bars_in(&text), 0);
+    assert!(!text.contains("bars:"));
+}
+
+/// The files in `dir`, sorted.
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn plot_directory_has_a_plot_per_file_and_of_all() {
+    let dir = TempDir::new().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("sub")).unwrap();
+    fs::write(input.join("a.bin"), sample(200_000, 1)).unwrap();
+    fs::write(input.join("sub/a.bin"), sample(100_000, 2)).unwrap();
+    fs::write(input.join("all"), vec![0u8; 50_000]).unwrap();
+    fs::write(input.join("we ird:name"), sample(50_000, 3)).unwrap();
+    fs::write(input.join("empty"), b"").unwrap();
+    let out = dir.path().join("plots/new");
+    let out_arg = format!("{}/", out.display());
+    let input = input.to_str().unwrap();
+    let args = [
+        "--format=json",
+        "--codecs",
+        "lz4:1,9",
+        "--no-reference",
+        "--plot",
+        &out_arg,
+        input,
+    ];
+    let doc = Json::parse(&stdout_of(&args)).unwrap();
+    // Per-file advice is printed only with --per-file.
+    assert!(doc.get("per_file").arr().is_empty());
+    // Walked in path order: a.bin, all, empty, sub/a.bin, we ird:name. The
+    // empty file has no plot; `all` does not take all.svg; names are safe.
+    assert_eq!(
+        listing(&out),
+        [
+            "a.bin-2.svg",
+            "a.bin.svg",
+            "all-2.svg",
+            "all.svg",
+            "we_ird_name.svg"
+        ]
+    );
+    let read = |name: &str| fs::read_to_string(out.join(name)).unwrap();
+    assert!(read("all.svg").contains("lzkit probe, all 4 files"));
+    for (plot, file) in [
+        ("a.bin.svg", "in/a.bin"),
+        ("a.bin-2.svg", "sub/a.bin"),
+        ("all-2.svg", "in/all"),
+        ("we_ird_name.svg", "we ird:name"),
+    ] {
+        let text = read(plot);
+        assert!(text.trim_end().ends_with("</svg>"), "{plot}");
+        assert!(
+            text.contains(&format!("{file} alone:")),
+            "{plot} is {file}'s"
+        );
+        assert!(text.contains("lz4 -9") && text.contains("recommended at"));
+    }
+
+    // Plots already there are refused, before the probe, and kept.
+    fails_with(
+        &args,
+        "all.svg and 4 more plots already exist; not overwritten (use -f",
+    );
+    for name in listing(&out) {
+        fs::remove_file(out.join(name)).unwrap();
+    }
+    fs::write(out.join("a.bin-2.svg"), b"mine").unwrap();
+    fails_with(
+        &args,
+        "a.bin-2.svg: already exists; not overwritten (use -f",
+    );
+    assert_eq!(listing(&out), ["a.bin-2.svg"]);
+    assert_eq!(fs::read(out.join("a.bin-2.svg")).unwrap(), b"mine");
+    // Overwritten with -f, an existing directory named without a slash.
+    let mut forced = args.to_vec();
+    let out_plain = out.to_str().unwrap();
+    forced[5] = out_plain;
+    forced.insert(0, "-f");
+    stdout_of(&forced);
+    assert!(read("a.bin-2.svg").contains("sub/a.bin alone:"));
+    assert_eq!(listing(&out).len(), 5, "no temporary file left");
+
+    // One file, --plot DIR/: its plot and all.svg.
+    let one = dir.path().join("one/");
+    let one_arg = format!("{}/", one.display());
+    let file = dir.path().join("in/we ird:name");
+    stdout_of(&[
+        "--codecs",
+        "lz4:1",
+        "--plot",
+        &one_arg,
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(listing(&one), ["all.svg", "we_ird_name.svg"]);
+}
+
+#[test]
+fn plot_directory_errors() {
+    let dir = TempDir::new().unwrap();
+    let empty = dir.path().join("empty");
+    fs::write(&empty, b"").unwrap();
+    let empty = empty.to_str().unwrap();
+    // A directory created for the plots goes again if the probe fails.
+    let out = dir.path().join("out");
+    let out_arg = format!("{}/", out.display());
+    fails_with(&["--plot", &out_arg, empty], "empty");
+    assert!(!out.exists());
+    // A file where the directory should be.
+    let file = dir.path().join("file");
+    fs::write(&file, b"x").unwrap();
+    let file_arg = format!("{}/", file.display());
+    fails_with(&["--plot", &file_arg, empty], "not a directory");
+    fails_with(&["--plot", "out"], "directory ending in /");
+}
+
 /// Status 1 and exactly one line on standard error, naming the command.
 fn fails_with(args: &[&str], needle: &str) {
     let out = probe(args);
@@ -450,7 +629,9 @@ fn help_lists_the_options() {
         "--io",
         "--threads",
         "--format",
-        "--plot",
+        "--plot FILE.svg",
+        "--plot DIR/",
+        "--force",
         "--min-time",
         "--time-limit",
         "--quiet",

@@ -23,7 +23,7 @@ use lzkit_corpus::corpus;
 use super::bench::reference::{self as c_ref, BUILT_IN, MISSING};
 
 use super::report::{PROGRAM, describe_io, eprint_line};
-use options::{Options, Parsed};
+use options::{Options, Parsed, Plot};
 
 /// Inputs named in the report before "and N more".
 const MAX_NAMED_SOURCES: usize = 3;
@@ -63,7 +63,11 @@ fn print(text: &str) -> Result<(), String> {
 fn run(opts: &Options) -> Result<(), String> {
     let files = list_files(&opts.inputs)?;
     // A plot that cannot be written fails now, not after the probe.
-    let plot_file = opts.plot.as_deref().map(PlotFile::create).transpose()?;
+    let plots = match &opts.plot {
+        None => None,
+        Some(Plot::File(path)) => Some(Plots::File(PlotFile::create(path)?)),
+        Some(Plot::Dir(dir)) => Some(Plots::Dir(PlotDir::prepare(dir, &files, opts.force)?)),
+    };
     let mut hooks = CliHooks::new(!opts.quiet, !opts.no_reference);
     hooks.stage("reading the sample");
     let built_in: Vec<Vec<u8>> = match files.is_empty() {
@@ -87,7 +91,7 @@ fn run(opts: &Options) -> Result<(), String> {
         .min_time(opts.min_time)
         .time_limit(opts.time_limit);
     let report = probe::probe_with(&sample, &probe_opts, &mut hooks).map_err(describe)?;
-    let per_file = match opts.per_file {
+    let per_file = match opts.per_file || matches!(plots, Some(Plots::Dir(_))) {
         true => per_file(opts, &files, &built_in, &hooks)?,
         false => Vec::new(),
     };
@@ -112,31 +116,48 @@ fn run(opts: &Options) -> Result<(), String> {
         min_time: opts.min_time.as_secs_f64(),
         references,
         missing: (!opts.no_reference && !BUILT_IN).then_some(MISSING),
-        per_file,
+        per_file: match opts.per_file {
+            true => per_file
+                .iter()
+                .map(|f| (f.name.clone(), f.report.clone()))
+                .collect(),
+            false => Vec::new(),
+        },
     };
     print(&render::render(&report, &ctx, opts.format))?;
-    if let Some(file) = plot_file {
-        plot::draw(
-            &file.path,
-            &report,
-            opts.io,
-            &sample.block_size().to_string(),
-        )
-        .map_err(|e| format!("{}: {e}", file.target.display()))?;
-        file.keep()?;
+    let block = sample.block_size().to_string();
+    match plots {
+        None => Ok(()),
+        Some(Plots::File(file)) => {
+            let title = plot::Title {
+                what: "lzkit probe",
+                block: &block,
+            };
+            file.draw(&report, opts.io, &title, true)
+        }
+        Some(Plots::Dir(dir)) => dir.draw(&report, &per_file, opts.io, &block),
     }
-    Ok(())
 }
 
-/// `--per-file`: a quick probe of each input alone (its share of the
-/// sample, at least [`PER_FILE_MIN_SAMPLE`]; one thread; short timings;
-/// lzkit's decoders only), named as listed.
+/// One input's `--per-file` probe.
+struct PerFile {
+    /// The input's index in the files listed (or the built-in corpus).
+    index: usize,
+    /// Its name as listed.
+    name: String,
+    report: probe::Report,
+}
+
+/// `--per-file` (and `--plot DIR/`'s plots): a quick probe of each input
+/// alone (its share of the sample, at least [`PER_FILE_MIN_SAMPLE`]; one
+/// thread; short timings; lzkit's decoders only), named as listed; empty
+/// inputs left out.
 fn per_file(
     opts: &Options,
     files: &[PathBuf],
     built_in: &[Vec<u8>],
     hooks: &CliHooks,
-) -> Result<Vec<(String, probe::Report)>, String> {
+) -> Result<Vec<PerFile>, String> {
     let n = (files.len() + built_in.len()).max(1) as u64;
     let budget = (opts.sample / n).max(PER_FILE_MIN_SAMPLE).min(opts.sample);
     let quick = ProbeOptions::new()
@@ -181,7 +202,11 @@ fn per_file(
             element_width(opts, std::slice::from_ref(&name)),
         );
         let report = probe::probe(&sample, &quick.clone().settings(settings)).map_err(describe)?;
-        out.push((name, report));
+        out.push(PerFile {
+            index: i,
+            name,
+            report,
+        });
     }
     Ok(out)
 }
@@ -260,9 +285,23 @@ impl PlotFile {
         })
     }
 
+    /// Draw `report` and [`keep`](Self::keep) it.
+    fn draw(
+        self,
+        report: &probe::Report,
+        io: lzkit::probe::IoRate,
+        title: &plot::Title,
+        overwrite: bool,
+    ) -> Result<(), String> {
+        plot::draw(&self.path, report, io, title)
+            .map_err(|e| format!("{}: {e}", self.target.display()))?;
+        self.keep(overwrite)
+    }
+
     /// Move the drawn plot to its name, readable as a file the user
-    /// writes (temporary files are created private).
-    fn keep(self) -> Result<(), String> {
+    /// writes (temporary files are created private); a file of that name
+    /// is replaced if `overwrite`, else left alone and an error.
+    fn keep(self, overwrite: bool) -> Result<(), String> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -271,12 +310,168 @@ impl PlotFile {
                 .as_file()
                 .set_permissions(std::fs::Permissions::from_mode(0o644));
         }
-        self.tmp
-            .persist(&self.target)
-            .map(drop)
-            .map_err(|e| format!("{}: {}", self.target.display(), describe_io(&e.error)))
+        let kept = match overwrite {
+            true => self.tmp.persist(&self.target),
+            false => self.tmp.persist_noclobber(&self.target),
+        };
+        kept.map(drop).map_err(|e| match e.error.kind() {
+            std::io::ErrorKind::AlreadyExists => exists(&self.target),
+            _ => format!("{}: {}", self.target.display(), describe_io(&e.error)),
+        })
     }
 }
+
+/// The error for a plot already there, without `-f`.
+fn exists(target: &Path) -> String {
+    format!(
+        "{}: already exists; not overwritten (use -f to overwrite)",
+        target.display()
+    )
+}
+
+/// Where `--plot` draws, made ready before the probe.
+enum Plots {
+    /// `--plot FILE.svg`: all inputs together.
+    File(PlotFile),
+    /// `--plot DIR/`: one per file and one of all.
+    Dir(PlotDir),
+}
+
+/// `--plot DIR/`: the directory (created if missing), the plot of all
+/// files (its temporary file created at once, as `--plot FILE.svg`'s), and
+/// each input's plot name ([`plot::file_names`]), none of which may exist
+/// yet without `-f`.
+struct PlotDir {
+    /// The plot of all the files.
+    all: PlotFile,
+    /// Each input's plot, by its index in the files listed (or the
+    /// built-in corpus).
+    targets: Vec<PathBuf>,
+    /// `-f`.
+    force: bool,
+    /// Dropped after `all`'s temporary file: removes a directory this run
+    /// created if nothing was drawn in it.
+    created: CreatedDir,
+}
+
+impl PlotDir {
+    fn prepare(dir: &Path, files: &[PathBuf], force: bool) -> Result<PlotDir, String> {
+        let not_a_dir = || {
+            format!(
+                "{}: not a directory (--plot DIR/ writes a plot per file into a directory; \
+                 --plot FILE.svg writes one plot)",
+                dir.display()
+            )
+        };
+        let created = match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => CreatedDir(None),
+            Ok(_) => return Err(not_a_dir()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("{}: {}", dir.display(), describe_io(&e)))?;
+                CreatedDir(Some(dir.to_path_buf()))
+            }
+            // "file/": a file where the directory should be.
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => return Err(not_a_dir()),
+            Err(e) => return Err(format!("{}: {}", dir.display(), describe_io(&e))),
+        };
+        let names: Vec<String> = match files.is_empty() {
+            false => files
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            true => (0..corpus::len())
+                .map(|i| corpus::name(i).to_string())
+                .collect(),
+        };
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let targets: Vec<PathBuf> = plot::file_names(&names)
+            .into_iter()
+            .map(|name| dir.join(name))
+            .collect();
+        let all = dir.join(plot::ALL);
+        if !force {
+            let taken: Vec<&PathBuf> = std::iter::once(&all)
+                .chain(&targets)
+                .filter(|t| std::fs::symlink_metadata(t).is_ok())
+                .collect();
+            match taken[..] {
+                [] => {}
+                [one] => return Err(exists(one)),
+                [first, ..] => {
+                    return Err(format!(
+                        "{} and {} more plots already exist; not overwritten (use -f to overwrite)",
+                        first.display(),
+                        taken.len() - 1
+                    ));
+                }
+            }
+        }
+        Ok(PlotDir {
+            all: PlotFile::create(&all)?,
+            targets,
+            force,
+            created,
+        })
+    }
+
+    /// Draw the plot of all files (`report`), then each file's.
+    fn draw(
+        mut self,
+        report: &probe::Report,
+        per_file: &[PerFile],
+        io: lzkit::probe::IoRate,
+        block: &str,
+    ) -> Result<(), String> {
+        // Something is drawn: the directory stays.
+        self.created.0 = None;
+        let what = format!("lzkit probe, all {} files", report.files);
+        let title = plot::Title { what: &what, block };
+        self.all.draw(report, io, &title, self.force)?;
+        for file in per_file {
+            let what = format!("lzkit probe, {} alone", short(&file.name));
+            let block = file.report.block_size.to_string();
+            let title = plot::Title {
+                what: &what,
+                block: &block,
+            };
+            PlotFile::create(&self.targets[file.index])?.draw(
+                &file.report,
+                io,
+                &title,
+                self.force,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A directory `--plot DIR/` created, removed again when dropped if it is
+/// still empty (the probe failed); `None` once kept or if it was there.
+struct CreatedDir(Option<PathBuf>);
+
+impl Drop for CreatedDir {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// A file name for a caption: its last [`CAPTION_NAME`] characters.
+fn short(name: &str) -> String {
+    let count = name.chars().count();
+    match count > CAPTION_NAME {
+        true => format!(
+            "...{}",
+            name.chars().skip(count - CAPTION_NAME).collect::<String>()
+        ),
+        false => name.to_string(),
+    }
+}
+
+/// The longest file name in a caption, in characters.
+const CAPTION_NAME: usize = 60;
 
 /// A probe error as one line.
 fn describe(e: ProbeError) -> String {

@@ -52,8 +52,10 @@ pub struct Options {
     pub threads: usize,
     /// `--format`.
     pub format: Format,
-    /// `--plot FILE.svg`.
-    pub plot: Option<PathBuf>,
+    /// `--plot FILE.svg` or `--plot DIR/`.
+    pub plot: Option<Plot>,
+    /// `-f`: `--plot DIR/` overwrites plots already there.
+    pub force: bool,
     /// `--min-time`.
     pub min_time: Duration,
     /// `--time-limit` (`None`: none).
@@ -71,6 +73,16 @@ pub struct Options {
     pub quiet: bool,
     /// Files and directories; empty means the built-in corpus.
     pub inputs: Vec<PathBuf>,
+}
+
+/// Where `--plot` draws.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plot {
+    /// One SVG file, of all the inputs together.
+    File(PathBuf),
+    /// A directory (named with a trailing `/`, or one that exists): an SVG
+    /// per input file and one of them all.
+    Dir(PathBuf),
 }
 
 /// Parse result: probe with these options, or show help.
@@ -113,8 +125,20 @@ Options:
   -T, --threads N        threads of the all-threads compression speed
                          (default: one per core)
       --format FORMAT    text (default), json or csv
-      --plot FILE.svg    also draw ratio against decompression speed, with the
-                         Pareto front and the recommendation (SVG only)
+      --plot FILE.svg    also draw ratio against decompression speed: a point
+                         per setting with its ratio's 95% interval as a
+                         vertical bar (speeds have none: each is a best pass),
+                         the Pareto front, the recommended settings ringed
+                         (SVG only; an existing FILE is replaced)
+      --plot DIR/        a plot per file probed, DIR/NAME.svg, from a quick
+                         probe of each file alone (as --per-file's), and
+                         DIR/all.svg of all files together. NAME: the file's
+                         name, any character but letters, digits and . - _ +
+                         made _, then -2, -3... if already used (all.svg
+                         included). DIR (a name ending in /, or an existing
+                         directory) is created if missing; plots already
+                         there are not overwritten without -f
+  -f, --force            --plot DIR/: overwrite plots already there
       --min-time SECS    each timing repeats until this long and keeps the best
                          pass (default 0.2)
       --time-limit SECS  a setting compresses the sample on one thread for at
@@ -167,7 +191,8 @@ struct Raw {
     io: Option<IoRate>,
     threads: Option<usize>,
     format: Option<Format>,
-    plot: Option<PathBuf>,
+    plot: Option<Plot>,
+    force: bool,
     min_time: Option<Duration>,
     time_limit: Option<Option<Duration>>,
     calibrate: Option<Duration>,
@@ -227,6 +252,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
             "--per-file" => flag(&mut raw.per_file)?,
             "--type" => raw.element = Some(parse_type(&value()?)?),
             "-q" | "--quiet" => flag(&mut raw.quiet)?,
+            "-f" | "--force" => flag(&mut raw.force)?,
             _ => return Err(format!("unknown option {name}")),
         }
     }
@@ -255,6 +281,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
         threads: raw.threads.unwrap_or(0),
         format: raw.format.unwrap_or(Format::Text),
         plot: raw.plot,
+        force: raw.force,
         min_time: raw.min_time.unwrap_or(DEFAULT_MIN_TIME),
         time_limit: raw.time_limit.unwrap_or(Some(DEFAULT_TIME_LIMIT)),
         calibrate: raw.calibrate.unwrap_or(DEFAULT_CALIBRATION),
@@ -472,19 +499,26 @@ fn parse_format(text: &str) -> Result<Format, String> {
     }
 }
 
-/// `--plot`: an `.svg` file. PNG would need a font renderer and a font
-/// file on the machine for its text; SVG leaves the text to the viewer.
-fn parse_plot(text: &str) -> Result<PathBuf, String> {
+/// `--plot`: a directory (a name ending in `/`, or an existing
+/// directory), else an `.svg` file. PNG would need a font renderer and a
+/// font file on the machine for its text; SVG leaves the text to the viewer.
+fn parse_plot(text: &str) -> Result<Plot, String> {
+    let path = PathBuf::from(text);
+    if text.ends_with(std::path::is_separator) || path.is_dir() {
+        return Ok(Plot::Dir(path));
+    }
     let lower = text.to_ascii_lowercase();
     if lower.ends_with(".svg") {
-        Ok(PathBuf::from(text))
+        Ok(Plot::File(path))
     } else if lower.ends_with(".png") {
         Err(format!(
             "--plot {text}: PNG is not supported (its text would need a font file on this \
              machine); write FILE.svg, which any browser shows (rsvg-convert makes a PNG of it)"
         ))
     } else {
-        Err(format!("--plot {text}: name an .svg file"))
+        Err(format!(
+            "--plot {text}: name an .svg file, or a directory ending in / for a plot per file"
+        ))
     }
 }
 
@@ -555,7 +589,8 @@ mod tests {
         assert_eq!(o.sample, 8 << 20);
         assert_eq!(o.io.mbps(), Some(100.0));
         assert_eq!((o.threads, o.format), (3, Format::Json));
-        assert_eq!(o.plot, Some(PathBuf::from("x.svg")));
+        assert_eq!(o.plot, Some(Plot::File(PathBuf::from("x.svg"))));
+        assert!(!o.force);
         assert_eq!(o.min_time, Duration::from_millis(50));
         assert_eq!(o.time_limit, None);
         assert!(o.quiet);
@@ -626,11 +661,28 @@ mod tests {
     }
 
     #[test]
+    fn plot_directories() {
+        let o = run(&["--plot", "out/", "-f"]);
+        assert_eq!(o.plot, Some(Plot::Dir(PathBuf::from("out/"))));
+        assert!(o.force);
+        assert!(run(&["--force"]).force);
+        // An existing directory needs no slash, whatever its name.
+        let dir = tempfile::Builder::new().suffix(".svg").tempdir().unwrap();
+        let name = dir.path().to_str().unwrap();
+        assert_eq!(
+            run(&["--plot", name]).plot,
+            Some(Plot::Dir(dir.path().to_path_buf()))
+        );
+    }
+
+    #[test]
     fn errors() {
         assert!(fails(&["--io"]).contains("needs a value"));
         assert!(fails(&["--format", "xml"]).contains("text, json or csv"));
         assert!(fails(&["--plot", "x.png"]).contains(".svg"));
         assert!(fails(&["--plot", "x.pdf"]).contains(".svg"));
+        assert!(fails(&["--plot", "x"]).contains("directory ending in /"));
+        assert!(fails(&["--force=1"]).contains("takes no value"));
         assert!(fails(&["--min-time", "-1"]).contains("seconds"));
         assert!(fails(&["-T", "x"]).contains("--threads"));
         assert!(fails(&["-q=1"]).contains("unknown option"));
