@@ -1573,16 +1573,21 @@ class _PushedReader:
         self._buf = bytearray()
         self._eof = False
 
+    def _pull(self):
+        """One read of the source, decoded into the buffer; at its end,
+        the decoder's verdict on where the input ended."""
+        data = self._src.read()
+        if data:
+            self._buf += self._obj.decompress(data)
+            return
+        self._eof = True
+        if self._obj._dec is not None:
+            # The input ended inside a frame: the decoder's verdict.
+            self._obj._dec.finish()
+
     def read(self, n=-1):
         while (n < 0 or len(self._buf) < n) and not self._eof:
-            data = self._src.read()
-            if data:
-                self._buf += self._obj.decompress(data)
-                continue
-            self._eof = True
-            if self._obj._dec is not None:
-                # The input ended inside a frame: the decoder's verdict.
-                self._obj._dec.finish()
+            self._pull()
         n = len(self._buf) if n < 0 else n
         out = bytes(self._buf[:n])
         del self._buf[:n]
@@ -1592,13 +1597,7 @@ class _PushedReader:
         """Up to ``n`` decoded bytes, as soon as there are any (reads of
         the source only while the decoder gives nothing)."""
         while not self._buf and not self._eof:
-            data = self._src.read()
-            if data:
-                self._buf += self._obj.decompress(data)
-                continue
-            self._eof = True
-            if self._obj._dec is not None:
-                self._obj._dec.finish()
+            self._pull()
         return self.read(n)
 
 
