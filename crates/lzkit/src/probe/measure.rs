@@ -396,6 +396,27 @@ fn ratio_interval(sample: &Sample, sizes: &[(usize, usize)], ratio: f64) -> Opti
     Some(interval(ratio, relvar, df))
 }
 
+/// The sum of independent relative variances, each with its degrees of
+/// freedom, and the sum's effective degrees of freedom (Welch and
+/// Satterthwaite's `(sum v)^2 / sum(v^2 / df)`: a small part estimated
+/// from few blocks widens the interval little, where the fewest degrees
+/// of any part would set its t quantile); `None` if any part is.
+fn combine<const N: usize>(parts: [Option<(f64, usize)>; N]) -> Option<(f64, usize)> {
+    let mut total = 0.0;
+    let mut spread = 0.0;
+    for (v, df) in parts.into_iter().collect::<Option<Vec<_>>>()? {
+        total += v;
+        if v > 0.0 {
+            spread += v * v / df.max(1) as f64;
+        }
+    }
+    let df = match spread > 0.0 {
+        true => ((total * total / spread).floor() as usize).max(1),
+        false => usize::MAX,
+    };
+    Some((total, df))
+}
+
 /// `ratio` plus and minus t times its standard error (`relvar`: its
 /// relative variance), never below zero.
 fn interval(ratio: f64, relvar: f64, df: usize) -> (f64, f64) {
@@ -479,9 +500,8 @@ pub(super) fn estimate_partial_ratios(
             .map(|&(b, size)| (aux_pairs[b].1, sample.weight(b) * size as f64))
             .collect();
         let second = ratio_relvar(&done_pairs, None, m.sizes.len() as f64 / n as f64);
-        m.candidate.ratio_interval = first
-            .zip(second)
-            .map(|((v1, d1), (v2, d2))| interval(m.candidate.ratio, v1 + v2, d1.min(d2)));
+        m.candidate.ratio_interval =
+            combine([first, second]).map(|(v, d)| interval(m.candidate.ratio, v, d));
     }
     Ok(())
 }
@@ -578,11 +598,7 @@ fn calibrated_ratios(
             }
         };
         m.candidate.ratio = ratio;
-        m.candidate.ratio_interval = parts
-            .into_iter()
-            .try_fold((0.0, usize::MAX), |(v, d), p| {
-                p.map(|(pv, pd)| (v + pv, d.min(pd)))
-            })
+        m.candidate.ratio_interval = combine(parts)
             // One block of the setting: as sure as the pass, no more.
             .map(|(v, d)| interval(ratio, v, d));
     }
@@ -1120,6 +1136,30 @@ mod tests {
             (many.per_byte / 0.4 - 1.0).abs() < 0.02,
             "{}",
             many.per_byte
+        );
+    }
+
+    #[test]
+    fn combined_variances_have_effective_degrees_of_freedom() {
+        // One part alone keeps its own; exact parts add nothing.
+        assert_eq!(
+            combine([Some((0.01, 7)), Some((0.0, usize::MAX))]),
+            Some((0.01, 7))
+        );
+        // A small part from few blocks next to a large one from many: the
+        // large one's degrees, nearly.
+        let (v, df) = combine([Some((1e-4, 126)), Some((1e-6, 7))]).unwrap();
+        assert!((v - 1.01e-4).abs() < 1e-12);
+        assert!((120..=130).contains(&df), "{df}");
+        // Two equal parts: more than either.
+        assert_eq!(
+            combine([Some((1e-4, 7)), Some((1e-4, 7))]),
+            Some((2e-4, 14))
+        );
+        assert_eq!(combine([Some((1e-4, 7)), None]), None);
+        assert_eq!(
+            combine([Some((0.0, 1)), Some((0.0, 5))]),
+            Some((0.0, usize::MAX))
         );
     }
 
