@@ -512,12 +512,15 @@ pub(super) fn estimate_partial_ratios(
 /// this setting's output weighs than the auxiliary's on the sample blocks
 /// it compressed (the auxiliary's size there taken as the pass takes it:
 /// the sum of the block's pieces', which corrects for pieces compressing a
-/// little worse than whole blocks), or, for LZ4 settings when the pass
-/// kept pieces, on those pieces (compressed here, spread order first,
-/// within the time limit).
-/// The interval adds the two relative variances: the pass's blocks
-/// against the input, and the setting's sample blocks (or pieces) against
-/// the input (how closely it follows the auxiliary from one to the next).
+/// little worse than whole blocks), or, for a setting that compressed the
+/// whole sample when the pass kept pieces, on those pieces (compressed
+/// here, spread order first, within the time limit; a [`regression`] of
+/// its sizes on the auxiliary's), times how much larger its output is in
+/// pieces than in whole blocks on the sample ([`piece_factor`]).
+/// The interval adds the relative variances ([`combine`]): the pass's
+/// units against the input, the setting's sample blocks (or pieces)
+/// against the input (how closely it follows the auxiliary from one to
+/// the next), and the piece factor's.
 fn calibrated_ratios(
     sample: &Sample,
     calibration: &Calibration,

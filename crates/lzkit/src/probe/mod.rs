@@ -67,7 +67,9 @@
 //! ratio has a 95% interval
 //! ([`Candidate::ratio_interval`]) from how ratios vary between blocks
 //! (successive differences in input order, as for any systematic sample,
-//! with the finite-population correction), and [`Report::ties`] names the
+//! with the finite-population correction; the relative variances of the
+//! estimate's parts added, the t quantile taken at their effective degrees
+//! of freedom, Welch and Satterthwaite's), and [`Report::ties`] names the
 //! settings whose intervals overlap a recommendation's. A whole-input
 //! sample's ratios are exact. The working memory
 //! ([`Candidate::compress_memory`], [`Candidate::decompress_memory`]) is the
