@@ -535,7 +535,9 @@ fn calibrated_ratios(
     let f1 = calibration.blocks() as f64 / calibration.input_blocks().max(1) as f64;
     let blocks_of_input =
         sample.input_bytes() as f64 / (sample.sampled_bytes() as f64 / sample.len() as f64);
-    for m in measured.iter_mut() {
+    // Each setting's estimate's relative variance and degrees of freedom.
+    let mut variances: Vec<Option<(f64, usize)>> = vec![None; measured.len()];
+    for (k, m) in measured.iter_mut().enumerate() {
         let setting = m.candidate.setting;
         let pick = aux_settings
             .iter()
@@ -601,11 +603,65 @@ fn calibrated_ratios(
             }
         };
         m.candidate.ratio = ratio;
-        m.candidate.ratio_interval = combine(parts)
+        variances[k] = combine(parts);
+        m.candidate.ratio_interval = variances[k]
             // One block of the setting: as sure as the pass, no more.
             .map(|(v, d)| interval(ratio, v, d));
     }
+    chain_partial_ratios(sample, measured, &variances, blocks_of_input);
     Ok(())
+}
+
+/// A setting cut short by the time limit, estimated again through the
+/// setting of its codec with the highest ratio that compressed the whole
+/// sample (as estimated above): that ratio times how much less this
+/// setting's output weighs than that setting's on the sample blocks it
+/// did. Two settings of one codec differ far less from block to block
+/// than either differs from the level-1 auxiliary (LZ4 -12 against -9 on
+/// text and on columns alike), so the few blocks done tell this far
+/// better. The relative variances add ([`combine`]).
+fn chain_partial_ratios(
+    sample: &Sample,
+    measured: &mut [Measured],
+    variances: &[Option<(f64, usize)>],
+    blocks_of_input: f64,
+) {
+    let n = sample.len();
+    for k in 0..measured.len() {
+        if measured[k].sizes.len() == n || measured[k].sizes.is_empty() {
+            continue;
+        }
+        let codec = measured[k].candidate.setting.codec;
+        let best = (0..measured.len())
+            .filter(|&j| {
+                let m = &measured[j];
+                m.sizes.len() == n && m.candidate.setting.codec == codec && variances[j].is_some()
+            })
+            .max_by(|&a, &b| {
+                let (a, b) = (&measured[a].candidate, &measured[b].candidate);
+                a.ratio.total_cmp(&b.ratio)
+            });
+        let Some(j) = best else { continue };
+        let pairs: Vec<(f64, f64)> = measured[k]
+            .sizes
+            .iter()
+            .map(|&(b, size)| {
+                let w = sample.weight(b);
+                (w * measured[j].sizes[b].1 as f64, w * size as f64)
+            })
+            .collect();
+        let (full, own) = pairs
+            .iter()
+            .fold((0.0, 0.0), |(a, o), &(x, y)| (a + x, o + y));
+        if full <= 0.0 || own <= 0.0 {
+            continue;
+        }
+        let ratio = measured[j].candidate.ratio * full / own;
+        let second = ratio_relvar(&pairs, None, pairs.len() as f64 / blocks_of_input.max(1.0));
+        let m = &mut measured[k].candidate;
+        m.ratio = ratio;
+        m.ratio_interval = combine([variances[j], second]).map(|(v, d)| interval(ratio, v, d));
+    }
 }
 
 /// How much larger a setting's output is in pieces than in whole blocks

@@ -278,7 +278,8 @@ fn ratios_line(report: &Report) -> String {
     let compared = match cal.piece_size() {
         Some(_) => {
             "how it compares with them on the pieces kept (a setting that did the whole \
-             sample; corrected for pieces against whole blocks there) or on the sample"
+             sample; corrected for pieces against whole blocks there) or on the sample (a \
+             setting cut short: through its codec's best that did the whole sample)"
         }
         None => "how it compares with them on the sample",
     };
