@@ -159,6 +159,8 @@ fn a_sampled_input_gets_a_calibration_and_intervals() {
     let cal = doc.get("calibration");
     // 3 MiB in 64 KiB blocks: far more than the sample's 4 blocks.
     assert_eq!(cal.get("input_blocks").num(), 48.0);
+    // Blocks under 1 MiB are calibrated whole, not in pieces.
+    assert!(matches!(cal.get("piece_bytes"), Json::Null));
     assert!(cal.get("blocks").num() > 4.0);
     assert_eq!(
         cal.get("auxiliaries").arr()[0].get("setting").str(),

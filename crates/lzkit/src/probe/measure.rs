@@ -396,6 +396,27 @@ fn ratio_interval(sample: &Sample, sizes: &[(usize, usize)], ratio: f64) -> Opti
     Some(interval(ratio, relvar, df))
 }
 
+/// The sum of independent relative variances, each with its degrees of
+/// freedom, and the sum's effective degrees of freedom (Welch and
+/// Satterthwaite's `(sum v)^2 / sum(v^2 / df)`: a small part estimated
+/// from few blocks widens the interval little, where the fewest degrees
+/// of any part would set its t quantile); `None` if any part is.
+fn combine<const N: usize>(parts: [Option<(f64, usize)>; N]) -> Option<(f64, usize)> {
+    let mut total = 0.0;
+    let mut spread = 0.0;
+    for (v, df) in parts.into_iter().collect::<Option<Vec<_>>>()? {
+        total += v;
+        if v > 0.0 {
+            spread += v * v / df.max(1) as f64;
+        }
+    }
+    let df = match spread > 0.0 {
+        true => ((total * total / spread).floor() as usize).max(1),
+        false => usize::MAX,
+    };
+    Some((total, df))
+}
+
 /// `ratio` plus and minus t times its standard error (`relvar`: its
 /// relative variance), never below zero.
 fn interval(ratio: f64, relvar: f64, df: usize) -> (f64, f64) {
@@ -415,10 +436,10 @@ fn interval(ratio: f64, relvar: f64, df: usize) -> (f64, f64) {
 pub(super) fn estimate_partial_ratios(
     sample: &Sample,
     measured: &mut [Measured],
+    plan: &Plan,
 ) -> Result<(), ProbeError> {
     if let Some(calibration) = sample.calibration() {
-        calibrated_ratios(sample, calibration, measured);
-        return Ok(());
+        return calibrated_ratios(sample, calibration, measured, plan);
     }
     let n = sample.len();
     let complete = |m: &Measured| m.sizes.len() == n;
@@ -479,33 +500,48 @@ pub(super) fn estimate_partial_ratios(
             .map(|&(b, size)| (aux_pairs[b].1, sample.weight(b) * size as f64))
             .collect();
         let second = ratio_relvar(&done_pairs, None, m.sizes.len() as f64 / n as f64);
-        m.candidate.ratio_interval = first
-            .zip(second)
-            .map(|((v1, d1), (v2, d2))| interval(m.candidate.ratio, v1 + v2, d1.min(d2)));
+        m.candidate.ratio_interval =
+            combine([first, second]).map(|(v, d)| interval(m.candidate.ratio, v, d));
     }
     Ok(())
 }
 
 /// Every setting's ratio estimated from the calibration pass (see
 /// [`Calibration`]): the ratio of the auxiliary setting of its codec
-/// (else LZ4's) over the pass's blocks, divided by how much more this
-/// setting's output weighs than the auxiliary's on the sample blocks it
-/// compressed.
-/// The interval adds the two relative variances: the pass's blocks
-/// against the input, and the setting's sample blocks against the input
-/// (how closely it follows the auxiliary from block to block).
-fn calibrated_ratios(sample: &Sample, calibration: &Calibration, measured: &mut [Measured]) {
+/// (else LZ4's) over the pass's blocks or pieces, divided by how much more
+/// this setting's output weighs than the auxiliary's on the sample blocks
+/// it compressed (the auxiliary's size there taken as the pass takes it:
+/// the sum of the block's pieces', which corrects for pieces compressing a
+/// little worse than whole blocks), or, for a setting that compressed the
+/// whole sample when the pass kept pieces, on those pieces (compressed
+/// here, spread order first, within the time limit; a [`regression`] of
+/// its sizes on the auxiliary's), times how much larger its output is in
+/// pieces than in whole blocks on the sample ([`piece_factor`]).
+/// The interval adds the relative variances ([`combine`]): the pass's
+/// units against the input, the setting's sample blocks (or pieces)
+/// against the input (how closely it follows the auxiliary from one to
+/// the next), and the piece factor's.
+fn calibrated_ratios(
+    sample: &Sample,
+    calibration: &Calibration,
+    measured: &mut [Measured],
+    plan: &Plan,
+) -> Result<(), ProbeError> {
     let aux_settings = calibration.settings();
     let aux_sizes: Vec<Option<Vec<usize>>> = aux_settings
         .iter()
-        .map(|&s| calibrate::sizes(s, sample.blocks()))
+        .map(|&s| calibrate::sizes(s, sample.blocks(), calibration.unit))
         .collect();
     let f1 = calibration.blocks() as f64 / calibration.input_blocks().max(1) as f64;
-    for m in measured.iter_mut() {
-        let codec = m.candidate.setting.codec;
+    let blocks_of_input =
+        sample.input_bytes() as f64 / (sample.sampled_bytes() as f64 / sample.len() as f64);
+    // Each setting's estimate's relative variance and degrees of freedom.
+    let mut variances: Vec<Option<(f64, usize)>> = vec![None; measured.len()];
+    for (k, m) in measured.iter_mut().enumerate() {
+        let setting = m.candidate.setting;
         let pick = aux_settings
             .iter()
-            .position(|s| s.codec == codec)
+            .position(|s| s.codec == setting.codec)
             .filter(|&i| aux_sizes[i].is_some())
             .or_else(|| aux_sizes.iter().position(Option::is_some));
         let Some(i) = pick else { continue };
@@ -513,36 +549,285 @@ fn calibrated_ratios(sample: &Sample, calibration: &Calibration, measured: &mut 
             &calibration.auxiliaries[i],
             aux_sizes[i].as_ref().expect("picked"),
         );
-        // Over the blocks this setting did: (auxiliary size, its size).
-        let pairs: Vec<(f64, f64)> = m
-            .sizes
-            .iter()
-            .map(|&(b, size)| {
-                let w = sample.weight(b);
-                (w * sizes[b] as f64, w * size as f64)
-            })
-            .collect();
-        let (aux_y, own_y) = pairs
-            .iter()
-            .fold((0.0, 0.0), |(a, o), &(x, y)| (a + x, o + y));
-        if aux_y <= 0.0 || own_y <= 0.0 {
-            continue;
-        }
-        let ratio = aux.ratio() * aux_y / own_y;
-        m.candidate.ratio = ratio;
         let first = match calibration.is_complete() {
             true => Some((0.0, usize::MAX)),
             false => ratio_relvar(&aux.pairs, Some(&calibration.positions), f1),
         };
-        let blocks_of_input =
-            sample.input_bytes() as f64 / (sample.sampled_bytes() as f64 / sample.len() as f64);
-        let second = ratio_relvar(&pairs, None, pairs.len() as f64 / blocks_of_input.max(1.0));
-        m.candidate.ratio_interval = match (first, second) {
-            (Some((v1, d1)), Some((v2, d2))) => Some(interval(ratio, v1 + v2, d1.min(d2))),
-            // One block of the setting: as sure as the pass, no more.
-            _ => None,
+        // The estimate, and the relative variances of its parts with their
+        // degrees of freedom (`None`: too few units to tell).
+        let (ratio, parts) = match setting.codec {
+            // Settings that compressed the whole sample: how much better
+            // they do on whole blocks than on pieces is measured there.
+            _ if calibration.pieces.len() >= 2 && m.sizes.len() == sample.len() => {
+                let pieces = compress_in_pieces(sample, setting, calibration.unit)?;
+                let whole: Vec<usize> = m.sizes.iter().map(|&(_, size)| size).collect();
+                let (factor, third) = piece_factor(sample, &pieces, &whole, blocks_of_input);
+                let done = compress_pieces(&calibration.pieces, setting, plan)?;
+                let pieces = &calibration.pieces[..done.len()];
+                let units: Vec<(f64, f64, f64)> = pieces
+                    .iter()
+                    .zip(&done)
+                    .map(|(p, &size)| (p.data.len() as f64, p.aux[i] as f64, size as f64))
+                    .collect();
+                let positions: Vec<u64> = pieces.iter().map(|p| p.position).collect();
+                let f2 = done.len() as f64 / calibration.input_blocks().max(1) as f64;
+                let Some(r) = regression(&units, &positions, 1.0 / aux.ratio(), f2) else {
+                    continue;
+                };
+                let first = first.map(|(v, d)| (v * r.gain * r.gain, d));
+                (factor / r.per_byte, [first, Some((r.relvar, r.df)), third])
+            }
+            _ => {
+                // (auxiliary size, its size) over the sample blocks this
+                // setting did.
+                let pairs: Vec<(f64, f64)> = m
+                    .sizes
+                    .iter()
+                    .map(|&(b, size)| {
+                        let w = sample.weight(b);
+                        (w * sizes[b] as f64, w * size as f64)
+                    })
+                    .collect();
+                let (aux_y, own_y) = pairs
+                    .iter()
+                    .fold((0.0, 0.0), |(a, o), &(x, y)| (a + x, o + y));
+                if aux_y <= 0.0 || own_y <= 0.0 {
+                    continue;
+                }
+                let f2 = pairs.len() as f64 / blocks_of_input.max(1.0);
+                let second = ratio_relvar(&pairs, None, f2);
+                (
+                    aux.ratio() * aux_y / own_y,
+                    [first, second, Some((0.0, usize::MAX))],
+                )
+            }
         };
+        m.candidate.ratio = ratio;
+        variances[k] = combine(parts);
+        m.candidate.ratio_interval = variances[k]
+            // One block of the setting: as sure as the pass, no more.
+            .map(|(v, d)| interval(ratio, v, d));
     }
+    chain_partial_ratios(sample, measured, &variances, blocks_of_input);
+    Ok(())
+}
+
+/// A setting cut short by the time limit, estimated again through the
+/// setting of its codec with the highest ratio that compressed the whole
+/// sample (as estimated above): that ratio times how much less this
+/// setting's output weighs than that setting's on the sample blocks it
+/// did. Two settings of one codec differ far less from block to block
+/// than either differs from the level-1 auxiliary (LZ4 -12 against -9 on
+/// text and on columns alike), so the few blocks done tell this far
+/// better. The relative variances add ([`combine`]).
+fn chain_partial_ratios(
+    sample: &Sample,
+    measured: &mut [Measured],
+    variances: &[Option<(f64, usize)>],
+    blocks_of_input: f64,
+) {
+    let n = sample.len();
+    for k in 0..measured.len() {
+        if measured[k].sizes.len() == n || measured[k].sizes.is_empty() {
+            continue;
+        }
+        let codec = measured[k].candidate.setting.codec;
+        let best = (0..measured.len())
+            .filter(|&j| {
+                let m = &measured[j];
+                m.sizes.len() == n && m.candidate.setting.codec == codec && variances[j].is_some()
+            })
+            .max_by(|&a, &b| {
+                let (a, b) = (&measured[a].candidate, &measured[b].candidate);
+                a.ratio.total_cmp(&b.ratio)
+            });
+        let Some(j) = best else { continue };
+        let pairs: Vec<(f64, f64)> = measured[k]
+            .sizes
+            .iter()
+            .map(|&(b, size)| {
+                let w = sample.weight(b);
+                (w * measured[j].sizes[b].1 as f64, w * size as f64)
+            })
+            .collect();
+        let (full, own) = pairs
+            .iter()
+            .fold((0.0, 0.0), |(a, o), &(x, y)| (a + x, o + y));
+        if full <= 0.0 || own <= 0.0 {
+            continue;
+        }
+        let ratio = measured[j].candidate.ratio * full / own;
+        let second = ratio_relvar(&pairs, None, pairs.len() as f64 / blocks_of_input.max(1.0));
+        let m = &mut measured[k].candidate;
+        m.ratio = ratio;
+        m.ratio_interval = combine([variances[j], second]).map(|(v, d)| interval(ratio, v, d));
+    }
+}
+
+/// How much larger a setting's output is in pieces than in whole blocks
+/// on the sample (`pieces` and `whole`: each sample block's compressed
+/// size both ways), and the relative variance of that factor (`None`
+/// below two blocks), a sample of the input's `blocks_of_input`.
+fn piece_factor(
+    sample: &Sample,
+    pieces: &[usize],
+    whole: &[usize],
+    blocks_of_input: f64,
+) -> (f64, Option<(f64, usize)>) {
+    let pairs: Vec<(f64, f64)> = (0..sample.len())
+        .map(|b| {
+            let w = sample.weight(b);
+            (w * pieces[b] as f64, w * whole[b] as f64)
+        })
+        .collect();
+    let (p, w) = pairs
+        .iter()
+        .fold((0.0, 0.0), |(a, o), &(x, y)| (a + x, o + y));
+    let relvar = ratio_relvar(&pairs, None, sample.len() as f64 / blocks_of_input.max(1.0));
+    (p / w.max(1.0), relvar)
+}
+
+/// Each sample block's compressed size with `setting`, cut into pieces of
+/// `unit` bytes (the sum of theirs).
+fn compress_in_pieces(
+    sample: &Sample,
+    setting: Setting,
+    unit: u64,
+) -> Result<Vec<usize>, ProbeError> {
+    let unit = usize::try_from(unit).unwrap_or(usize::MAX).max(1);
+    let mut engine = Engine::new(setting).map_err(|message| ProbeError::Compress {
+        setting,
+        block: 0,
+        message,
+    })?;
+    let mut dst = vec![0u8; Engine::bound(setting.codec, unit.min(sample.largest_block()))];
+    (0..sample.len())
+        .map(|b| {
+            sample.block(b).chunks(unit).try_fold(0, |sum, piece| {
+                let n =
+                    engine
+                        .compress(piece, &mut dst)
+                        .map_err(|message| ProbeError::Compress {
+                            setting,
+                            block: b,
+                            message,
+                        })?;
+                Ok(sum + n)
+            })
+        })
+        .collect()
+}
+
+/// A regression estimate of a setting's compressed bytes per input byte
+/// (see [`regression`]).
+struct Regression {
+    /// The estimate.
+    per_byte: f64,
+    /// Its relative variance from the units (the auxiliary's rate taken
+    /// as known).
+    relvar: f64,
+    /// Its degrees of freedom.
+    df: usize,
+    /// The relative change of the estimate per relative change of the
+    /// auxiliary's rate: the first phase's relative variance counts this
+    /// squared.
+    gain: f64,
+}
+
+/// The regression estimator of survey sampling over `units` (input bytes,
+/// auxiliary's compressed bytes, setting's compressed bytes), a fraction
+/// `f` of the input's units at `positions`, given the auxiliary's
+/// compressed bytes per input byte over the input, `aux_rate`: the
+/// setting's rate on the units, moved along the straight line fitted to
+/// the units' (auxiliary rate, setting rate) by how far the units'
+/// auxiliary rate is from the input's. Where incompressible and
+/// compressible pieces mix, a setting's size is close to an affine
+/// function of the auxiliary's (equal on incompressible bytes, smaller by
+/// a share on the rest), which a ratio (a line through zero) fits far
+/// worse. The variance is that of the residuals from the line, from
+/// successive differences in input order as in [`ratio_relvar`]. `None`
+/// below three units; the ratio estimator's line when the auxiliary rate
+/// does not vary.
+fn regression(
+    units: &[(f64, f64, f64)],
+    positions: &[u64],
+    aux_rate: f64,
+    f: f64,
+) -> Option<Regression> {
+    let n = units.len();
+    if n < 3 {
+        return None;
+    }
+    let (l, x, y) = units.iter().fold((0.0, 0.0, 0.0), |(a, b, c), &(l, x, y)| {
+        (a + l, b + x, c + y)
+    });
+    if l <= 0.0 || x <= 0.0 || y <= 0.0 {
+        return None;
+    }
+    let (u_mean, v_mean) = (x / l, y / l);
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for &(li, xi, yi) in units {
+        let (du, dv) = (xi / li.max(1.0) - u_mean, yi / li.max(1.0) - v_mean);
+        sxy += li * du * dv;
+        sxx += li * du * du;
+    }
+    let mut slope = if sxx > 0.0 {
+        sxy / sxx
+    } else {
+        v_mean / u_mean
+    };
+    let mut per_byte = v_mean + slope * (aux_rate - u_mean);
+    if per_byte.is_nan() || per_byte <= 0.0 || slope < 0.0 {
+        // A line that says nothing sensible here: the ratio's.
+        slope = v_mean / u_mean;
+        per_byte = slope * aux_rate;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| positions[i]);
+    let e = |i: usize| {
+        let (li, xi, yi) = units[i];
+        yi - li * v_mean - slope * (xi - li * u_mean)
+    };
+    let spread: f64 = order
+        .windows(2)
+        .map(|w| (e(w[1]) - e(w[0])).powi(2))
+        .sum::<f64>()
+        / (2 * (n - 1)) as f64;
+    let mean_l = l / n as f64;
+    let var = (1.0 - f).max(0.0) * spread / n as f64 / (mean_l * mean_l);
+    Some(Regression {
+        per_byte,
+        relvar: var / (per_byte * per_byte),
+        df: n - 2,
+        gain: slope * aux_rate / per_byte,
+    })
+}
+
+/// The compressed size of each of `pieces` with `setting`, in their
+/// order (spread over the input) until the time limit has passed (at
+/// least two).
+fn compress_pieces(
+    pieces: &[calibrate::Piece],
+    setting: Setting,
+    plan: &Plan,
+) -> Result<Vec<usize>, ProbeError> {
+    let error = |message: String| ProbeError::Compress {
+        setting,
+        block: 0,
+        message,
+    };
+    let mut engine = Engine::new(setting).map_err(error)?;
+    let largest = pieces.iter().map(|p| p.data.len()).max().unwrap_or(0);
+    let mut dst = vec![0u8; Engine::bound(setting.codec, largest)];
+    let start = Instant::now();
+    let mut sizes = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        sizes.push(engine.compress(&p.data, &mut dst).map_err(error)?);
+        if sizes.len() >= 2 && plan.time_limit.is_some_and(|l| start.elapsed() >= l) {
+            break;
+        }
+    }
+    Ok(sizes)
 }
 
 /// Every block's size compressed with LZ4 level 1.
@@ -853,6 +1138,88 @@ mod tests {
         // Student's t: wide for few blocks, 1.96 in the limit.
         assert_eq!(t95(1), 12.706);
         assert!(t95(30) > t95(31) && t95(31) > t95(1000) && t95(1000) > 1.96);
+    }
+
+    /// Units of 256 KiB: `n` of them, alternately incompressible (the
+    /// auxiliary and the setting both keep every byte) and compressible
+    /// (the auxiliary to a share `s` drawn between 20% and 40%, the
+    /// setting to `1.2 s - 0.2`), in input order.
+    fn units(n: usize) -> (Vec<(f64, f64, f64)>, Vec<u64>) {
+        let len = 262_144.0;
+        let units = (0..n)
+            .map(|i| match i % 2 {
+                0 => (len, len, len),
+                _ => {
+                    let share = 0.2 + 0.2 * ((i * 7919) % 101) as f64 / 100.0;
+                    (len, share * len, (1.2 * share - 0.2) * len)
+                }
+            })
+            .collect();
+        (units, (0..n as u64).collect())
+    }
+
+    #[test]
+    fn regression_estimates_are_exact_on_a_line_and_sure_of_it() {
+        // The setting's rate an affine function of the auxiliary's, which
+        // no ratio (a line through zero) fits.
+        let (units, positions) = units(40);
+        let r = regression(&units, &positions, 0.5, 0.01).unwrap();
+        // The input's auxiliary rate 0.5: the setting's 1.2 * 0.5 - 0.2.
+        assert!((r.per_byte / 0.4 - 1.0).abs() < 1e-9, "{}", r.per_byte);
+        assert!(r.relvar < 1e-12, "{}", r.relvar);
+        assert_eq!(r.df, 38);
+        // Relative change with the auxiliary's rate: 1.2 * 0.5 / 0.4.
+        assert!((r.gain - 1.5).abs() < 1e-9, "{}", r.gain);
+        assert!(regression(&units[..2], &positions[..2], 0.5, 0.0).is_none());
+    }
+
+    #[test]
+    fn regression_intervals_shrink_with_more_units() {
+        // Noise on the setting's sizes: the fit is no longer exact.
+        let noisy = |n: usize| {
+            let (mut units, positions) = units(n);
+            for (i, u) in units.iter_mut().enumerate() {
+                u.2 *= 1.0 + 0.05 * (((i * 2654435761) % 1000) as f64 / 500.0 - 1.0);
+            }
+            regression(&units, &positions, 0.5, 0.0).unwrap()
+        };
+        let (few, many) = (noisy(16), noisy(256));
+        assert!(few.relvar > 0.0);
+        assert!(
+            many.relvar < few.relvar / 4.0,
+            "{} vs {}",
+            many.relvar,
+            few.relvar
+        );
+        assert!(
+            (many.per_byte / 0.4 - 1.0).abs() < 0.02,
+            "{}",
+            many.per_byte
+        );
+    }
+
+    #[test]
+    fn combined_variances_have_effective_degrees_of_freedom() {
+        // One part alone keeps its own; exact parts add nothing.
+        assert_eq!(
+            combine([Some((0.01, 7)), Some((0.0, usize::MAX))]),
+            Some((0.01, 7))
+        );
+        // A small part from few blocks next to a large one from many: the
+        // large one's degrees, nearly.
+        let (v, df) = combine([Some((1e-4, 126)), Some((1e-6, 7))]).unwrap();
+        assert!((v - 1.01e-4).abs() < 1e-12);
+        assert!((120..=130).contains(&df), "{df}");
+        // Two equal parts: more than either.
+        assert_eq!(
+            combine([Some((1e-4, 7)), Some((1e-4, 7))]),
+            Some((2e-4, 14))
+        );
+        assert_eq!(combine([Some((1e-4, 7)), None]), None);
+        assert_eq!(
+            combine([Some((0.0, 1)), Some((0.0, 5))]),
+            Some((0.0, usize::MAX))
+        );
     }
 
     #[test]

@@ -19,7 +19,9 @@ pub struct Candidate {
     /// LZ4 level 1). Blocks differ far more in compressibility than two
     /// settings differ on one block, so the estimate is close, and settings
     /// compare on the same data. `sample_bytes / compressed_bytes` is the
-    /// ratio on the blocks actually compressed.
+    /// ratio on the blocks actually compressed. With a calibration pass,
+    /// the estimate of the whole input's ratio from it instead (see
+    /// [How sure the ratios are](super#how-sure-the-ratios-are)).
     pub ratio: f64,
     /// The 95% interval of [`Candidate::ratio`] as an estimate of the
     /// whole input's ratio, from how the ratio varies between the sampled

@@ -254,26 +254,38 @@ fn ratios_line(report: &Report) -> String {
         return format!("ratios: those of the sample; {interval}");
     };
     let auxiliaries: Vec<String> = cal.settings().iter().map(|s| s.to_string()).collect();
+    let units = match cal.piece_size() {
+        Some(p) => format!("pieces of {}", BlockSize::Bytes(p as usize)),
+        None => "blocks".to_string(),
+    };
     let stopped = match cal.precision() {
         _ if cal.is_complete() => "all of the input".to_string(),
         Some(p) if p <= lzkit::probe::CALIBRATION_PRECISION => format!(
-            "{} of {} blocks, enough for ±{:.1}%",
+            "{} of {} {units}, enough for ±{:.1}%",
             cal.blocks(),
             cal.input_blocks(),
             p * 100.0
         ),
         Some(p) => format!(
-            "{} of {} blocks, ±{:.1}% when --calibrate ran out (target ±{:.0}%)",
+            "{} of {} {units}, ±{:.1}% when --calibrate ran out (target ±{:.0}%)",
             cal.blocks(),
             cal.input_blocks(),
             p * 100.0,
             lzkit::probe::CALIBRATION_PRECISION * 100.0
         ),
-        None => format!("{} of {} blocks", cal.blocks(), cal.input_blocks()),
+        None => format!("{} of {} {units}", cal.blocks(), cal.input_blocks()),
+    };
+    let compared = match cal.piece_size() {
+        Some(_) => {
+            "how it compares with them on the pieces kept (a setting that did the whole \
+             sample; corrected for pieces against whole blocks there) or on the sample (a \
+             setting cut short: through its codec's best that did the whole sample)"
+        }
+        None => "how it compares with them on the sample",
     };
     format!(
-        "ratios: {} compressed {} ({stopped}) in {:.1} s; each setting's ratio is theirs times how \
-         it compares with them on the sample; {interval}",
+        "ratios: {} compressed {} ({stopped}) in {:.1} s; each setting's ratio is theirs times \
+         {compared}; {interval}",
         auxiliaries.join(" and "),
         megabytes(cal.bytes()),
         cal.elapsed().as_secs_f64()
@@ -636,6 +648,10 @@ fn calibration_json(report: &Report) -> String {
         ("auxiliaries", json_array(auxiliaries)),
         ("blocks", cal.blocks().to_string()),
         ("input_blocks", cal.input_blocks().to_string()),
+        (
+            "piece_bytes",
+            cal.piece_size().map_or("null".into(), |p| p.to_string()),
+        ),
         ("bytes", cal.bytes().to_string()),
         ("seconds", json_num(cal.elapsed().as_secs_f64())),
         ("complete", cal.is_complete().to_string()),
