@@ -146,8 +146,8 @@ const PRIOR_TRUST_BYTES: usize = 32 << 20;
 
 impl Decoder {
     /// An adaptive decoder over [`Variant::candidates`], starting on the
-    /// default for this CPU, which it trusts for the first
-    /// [`PRIOR_TRUST_BYTES`] of output before it explores.
+    /// default for this CPU, which it trusts for the first 32 MiB of
+    /// output before it explores.
     pub fn new() -> Self {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
