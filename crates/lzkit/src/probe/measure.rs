@@ -1188,7 +1188,7 @@ mod tests {
         let noisy = |n: usize| {
             let (mut units, positions) = units(n);
             for (i, u) in units.iter_mut().enumerate() {
-                u.2 *= 1.0 + 0.05 * (((i * 2654435761) % 1000) as f64 / 500.0 - 1.0);
+                u.2 *= 1.0 + 0.05 * (((i as u64 * 2_654_435_761) % 1000) as f64 / 500.0 - 1.0);
             }
             regression(&units, &positions, 0.5, 0.0).unwrap()
         };
