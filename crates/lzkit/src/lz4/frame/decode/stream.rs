@@ -248,11 +248,9 @@ impl<R: Read> FrameDecoder<R> {
                 }
             }
         };
-        if let Some(Magic::Standard | Magic::Legacy) = Magic::classify(magic) {
-            self.guard.data_frame(at)?;
-        }
         match Magic::classify(magic) {
             Some(Magic::Standard) => {
+                self.guard.data_frame(at)?;
                 let mut desc = [0u8; MAX_DESCRIPTOR_LEN];
                 self.input.read_full(&mut desc[..1], "frame header")?;
                 let len = Header::descriptor_len(desc[0]);
@@ -288,7 +286,10 @@ impl<R: Read> FrameDecoder<R> {
                     }
                 })
             }
-            Some(Magic::Legacy) => Ok(Stage::Legacy),
+            Some(Magic::Legacy) => {
+                self.guard.data_frame(at)?;
+                Ok(Stage::Legacy)
+            }
             Some(Magic::Skippable) => {
                 let mut len = self.input.u32("skippable frame size")? as u64;
                 if self.guard.on && len >= 4 {
