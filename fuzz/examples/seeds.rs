@@ -639,6 +639,28 @@ fn zstd_lib_seeds(root: &Path, target: &str) {
     s.report();
 }
 
+/// Streams of frames (text, a column, with a checksum, with the trained
+/// dictionary, a skippable frame between two) cut into pieces of 1, 2,
+/// 10, 257 and 4097 bytes and more.
+fn zstd_push_seeds(root: &Path) {
+    use lzkit_fuzz::zstd::{PushCase, trained_dictionary};
+    use lzkit_testkit::zstd_frames as zf;
+    use lzkit_testkit::zstd_ref::{self, Settings};
+    let mut s = Seeds::new(root, "zstd_push");
+    let text = data::text(60_000, 31);
+    let col = column(3, 150_000);
+    let a = zstd_ref::compress(&text, &Settings::new(3).checksum(true), None);
+    let b = zstd_ref::compress(&col, &Settings::new(1).content_size(false), None);
+    let mut two = a.clone();
+    two.extend(zf::skippable_frame(3, b"between"));
+    two.extend_from_slice(&b);
+    let d = zstd_ref::compress(&text[..4000], &Settings::new(5), Some(trained_dictionary()));
+    s.put("text-1byte", &PushCase::encode(0, [0, 0, 0, 0], &a));
+    s.put("column-mixed", &PushCase::encode(0, [1, 3, 16, 64], &b));
+    s.put("two-frames", &PushCase::encode(0, [255, 2, 200, 0], &two));
+    s.put("dict", &PushCase::encode(2, [3, 9, 0, 1], &d));
+}
+
 fn main() {
     let root = PathBuf::from(
         std::env::args()
@@ -661,6 +683,9 @@ fn main() {
     }
     if wanted("zstd_decode") {
         zstd_decode_seeds(&root);
+    }
+    if wanted("zstd_push") {
+        zstd_push_seeds(&root);
     }
     for t in ["zstd_roundtrip", "zstd_mutate"] {
         if wanted(t) {

@@ -440,3 +440,74 @@ fn hex(f: &[u8]) -> String {
     }
     s
 }
+
+/// The `zstd_push` target's case: a stream pushed into the
+/// [`lzkit::zstd::PushDecoder`] in pieces the input chooses, against the
+/// pull decoder over 4096-byte reads and one push of the whole input: all
+/// must agree on Ok/Err and on the bytes, none may panic, and each push
+/// must use all of its piece or stop just after a frame's end
+/// ([`zstd_check::push_pieces`] checks it).
+///
+/// | bytes | field |
+/// |-------|-------|
+/// | 0     | bits 0-1 dictionaries (as [`DecodeCase`]) |
+/// | 1..5  | four piece sizes, cycled: 1 + b² bytes for a byte b (1 to 65 026) |
+/// | 5..   | the stream |
+pub struct PushCase<'a> {
+    pub dicts: Vec<&'static [u8]>,
+    pub pieces: [usize; 4],
+    pub src: &'a [u8],
+}
+
+impl<'a> PushCase<'a> {
+    pub fn parse(input: &'a [u8]) -> Self {
+        let mut c = Ctl::new(input);
+        let flags = c.u8();
+        let pieces = [c.u8(), c.u8(), c.u8(), c.u8()].map(|b| 1 + usize::from(b).pow(2));
+        let dicts = match flags & 3 {
+            0 | 1 => vec![],
+            2 => vec![trained_dictionary()],
+            _ => vec![raw_dictionary(), trained_dictionary()],
+        };
+        PushCase {
+            dicts,
+            pieces,
+            src: c.rest(),
+        }
+    }
+
+    /// An input for [`PushCase::parse`]: `flags`, the piece bytes, `src`.
+    pub fn encode(flags: u8, pieces: [u8; 4], src: &[u8]) -> Vec<u8> {
+        let mut w = CtlWriter::default();
+        w.u8(flags);
+        for p in pieces {
+            w.u8(p);
+        }
+        w.bytes(src);
+        w.out
+    }
+
+    pub fn check(&self) {
+        let ways = Ways {
+            dicts: &self.dicts,
+            ..Ways::default()
+        };
+        let limit = |r: &Result<Vec<u8>, Error>| matches!(r, Err(Error::InvalidOptions(m)) if m.contains("test's limit"));
+        let pull = stream_limited(self.src, decoder(&ways), 4096, MAX_OUTPUT);
+        let pushed = zstd_check::push_pieces(self.src, decoder(&ways), &self.pieces, MAX_OUTPUT);
+        let whole =
+            zstd_check::push_pieces(self.src, decoder(&ways), &[self.src.len()], MAX_OUTPUT);
+        for (r, how) in [(&pushed, "pushed in pieces"), (&whole, "pushed whole")] {
+            match (&pull, r) {
+                (Ok(a), Ok(b)) => assert!(a == b, "{how}: other bytes than pulled"),
+                (Err(a), Err(b)) if !limit(&pull) && !limit(r) => {
+                    assert_eq!(a.to_string(), b.to_string(), "{how}: another error")
+                }
+                (Err(_), Err(_)) => {}
+                _ if limit(&pull) || limit(r) => {}
+                (Ok(_), Err(e)) => panic!("{how} rejects ({e}) what the pull decoder accepts"),
+                (Err(e), Ok(_)) => panic!("{how} accepts what the pull decoder rejects ({e})"),
+            }
+        }
+    }
+}

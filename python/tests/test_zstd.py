@@ -434,7 +434,9 @@ def test_stream_reader_with_a_dictionary():
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork()")
-def test_a_decompressobj_from_before_a_fork_raises_in_the_child():
+def test_a_decompressobj_from_before_a_fork_goes_on_in_the_child():
+    # It decodes on the caller's thread (no decoding thread left in the
+    # parent): the child and the parent each finish the frame.
     import os
     frame = zstd.compress(DATA)
     dobj = zstd.ZstdDecompressor().decompressobj()
@@ -442,10 +444,7 @@ def test_a_decompressobj_from_before_a_fork_raises_in_the_child():
     pid = os.fork()
     if pid == 0:
         try:
-            dobj.decompress(frame[10:])
-            code = 1
-        except zstd.ZstdError as e:
-            code = 0 if "fork" in str(e) else 2
+            code = 0 if dobj.decompress(frame[10:]) == DATA and dobj.eof else 1
         except BaseException:
             code = 3
         os._exit(code)

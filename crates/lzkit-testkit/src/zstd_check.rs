@@ -1,14 +1,15 @@
 //! Decoding zstd input every way lzkit offers, and requiring that the
 //! ways agree: the one-shot functions, a [`Decoder`] with dictionaries and
 //! options, `decompress_into` with an exact and a too-small buffer
-//! (prefilled with stale bytes), every available [`Variant`] forced, and
-//! the streaming [`FrameDecoder`] over small reads.
+//! (prefilled with stale bytes), every available [`Variant`] forced, the
+//! streaming [`FrameDecoder`] over small reads, and the [`PushDecoder`]
+//! over small pieces and the whole input in one.
 //!
 //! The tests compare the result with libzstd ([`crate::zstd_ref`]); this
 //! module only checks that lzkit is consistent with itself.
 
 use crate::compare::assert_same;
-use lzkit::zstd::{self, DecodeOptions, Decoder, Dictionary, FrameDecoder, Variant};
+use lzkit::zstd::{self, DecodeOptions, Decoder, Dictionary, FrameDecoder, PushDecoder, Variant};
 use lzkit::{Error, Fault, FrameFault, ZstdFault, ZstdFrameFault};
 use std::io::Read;
 
@@ -135,7 +136,70 @@ pub fn decode_every_way(src: &[u8], ways: &Ways<'_>, what: &str) -> Result<Vec<u
             same(&r, &format!("FrameDecoder ({k}-byte reads)"));
         }
     }
+
+    // Pushed, in small pieces and in one.
+    if !ways.read_sizes.is_empty() {
+        for k in ways.read_sizes.iter().copied().chain([src.len()]) {
+            let r = push_pieces(src, decoder(ways), &[k], usize::MAX);
+            if ways.streaming_agrees {
+                same(&r, &format!("PushDecoder ({k}-byte pieces)"));
+            }
+        }
+    }
     base
+}
+
+/// `src` pushed into a [`PushDecoder`] around `decoder`, in pieces of the
+/// sizes `pieces` cycles through (0 taken as 1), every frame decoded, then
+/// the end of the input said: the output, or the first error (the test's
+/// own once the output passes `max_output` bytes). Checks what each push
+/// reports: all of the piece used, or a stop just after a frame's end.
+///
+/// # Panics
+/// If `pieces` is empty, a push uses none of its piece, or one stops
+/// short of its end with no frame ended.
+pub fn push_pieces(
+    src: &[u8],
+    decoder: Decoder,
+    pieces: &[usize],
+    max_output: usize,
+) -> Result<Vec<u8>, Error> {
+    assert!(!pieces.is_empty(), "no piece sizes");
+    let mut d = PushDecoder::with_decoder(decoder);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for k in pieces.iter().cycle() {
+        if at == src.len() {
+            break;
+        }
+        let n = (*k).clamp(1, src.len() - at);
+        let mut piece = &src[at..at + n];
+        at += n;
+        while !piece.is_empty() {
+            let pushed = d.push_each(piece, |block| {
+                if block.len() > max_output - out.len() {
+                    return Err(Error::InvalidOptions("output larger than the test's limit"));
+                }
+                out.extend_from_slice(block);
+                Ok(())
+            })?;
+            assert!(
+                pushed.consumed > 0 && pushed.consumed <= piece.len(),
+                "a push of {} bytes used {}",
+                piece.len(),
+                pushed.consumed
+            );
+            assert!(
+                pushed.frame_ended || pushed.consumed == piece.len(),
+                "a push stopped at {} of {} bytes with no frame ended",
+                pushed.consumed,
+                piece.len()
+            );
+            piece = &piece[pushed.consumed..];
+        }
+    }
+    d.finish()?;
+    Ok(out)
 }
 
 /// A reader that hands out at most `chunk` bytes per `read`.

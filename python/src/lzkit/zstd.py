@@ -1581,7 +1581,7 @@ class _PushedReader:
             self._buf += self._obj.decompress(data)
             return
         self._eof = True
-        if self._obj._dec is not None:
+        if self._obj._dec is not None and self._obj._dec.in_frame:
             # The input ended inside a frame: the decoder's verdict.
             self._obj._dec.finish()
 
@@ -1682,7 +1682,7 @@ class _FrameScanner:
 
 class ZstdDecompressionObj:
     """Compressed data given piecewise, decoded as it arrives (lzkit's
-    streaming decoder): each block's content comes back once the block is
+    push decoder): each block's content comes back once the block is
     whole. After the frame, ``eof`` is true and what follows is
     ``unused_data`` (with ``read_across_frames``, the next frames are
     decoded too)."""
@@ -1692,7 +1692,6 @@ class ZstdDecompressionObj:
         self._write_size = write_size
         self._across = read_across_frames
         self._dec = None
-        self._scan = None
         self._finished = False
         self.unused_data = b""
         self.unconsumed_tail = b""
@@ -1701,39 +1700,37 @@ class ZstdDecompressionObj:
     def eof(self):
         return self._finished
 
-    def _start(self, out):
-        self._dec = _PushDecoder(self._d._window_log_max, self._d._dict_bytes())
-        self._scan = _FrameScanner()
-        if self._d._format == FORMAT_ZSTD1_MAGICLESS:
-            self._scan.feed(FRAME_HEADER)
-            out.append(self._dec.feed(FRAME_HEADER))
-
     def decompress(self, data):
         if self._finished:
             raise ZstdError("cannot use a decompressobj multiple times")
         view = _bytes_view(data)
-        out = []
+        if not len(view):
+            return b""
+        if self._dec is None:
+            self._dec = _PushDecoder(self._d._window_log_max, self._d._dict_bytes(),
+                                     self._d._format == FORMAT_ZSTD1_MAGICLESS)
         try:
-            while len(view):
-                if self._dec is None:
-                    self._start(out)
-                end = self._scan.feed(view)
-                out.append(self._dec.feed(view if end is None else view[:end]))
-                if end is None:
-                    break
-                out.append(self._dec.finish())
-                self._dec = None
-                view = view[end:]
-                if not self._across:
-                    self._finished = True
-                    self.unused_data = view.tobytes()
-                    break
+            out, end = self._dec.feed(view, self._across)
         except ZstdError as e:
-            raise ZstdError(f"zstd decompressor error: {e}") from None
-        return b"".join(out)
+            raise _push_error(e) from None
+        if end is not None:
+            self._finished = True
+            self.unused_data = view[end:].tobytes()
+        return out
 
     def flush(self, length=0):
         return b""
+
+
+def _push_error(e):
+    """The push decoder's error, with libzstd's words first where
+    python-zstandard's users match them."""
+    msg = str(e)
+    if "unknown magic number" in msg:
+        return ZstdError(f"zstd decompressor error: Unknown frame descriptor ({msg})")
+    if "reserved block type" in msg:
+        return ZstdError(f"zstd decompressor error: Data corruption detected (reserved block type) ({msg})")
+    return ZstdError(f"zstd decompressor error: {msg}")
 
 
 class ZstdDecompressionWriter(_WriteOnly):

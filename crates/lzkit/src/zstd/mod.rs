@@ -6,6 +6,8 @@
 //! * [`Decoder`]: reusable: keeps its buffers, its dictionaries and what
 //!   its chooser learned between frames (one per stream, as for LZ4).
 //! * [`FrameDecoder`]: a [`std::io::Read`] adapter, with a window limit.
+//! * [`PushDecoder`]: the same decoding with the input pushed in pieces
+//!   (a `decompressobj`, a writer), output handed back block by block.
 //! * [`Dictionary`]: raw-content and zstd-format dictionaries.
 //! * [`list_frames`]: what `zstd -l` prints, without decoding.
 //! * With the `zstd-compress` feature: `compress`, `FrameEncoder` and
@@ -62,6 +64,7 @@ mod fse;
 mod huf;
 mod level;
 mod list;
+mod push;
 mod seq;
 mod stream;
 mod variant;
@@ -74,6 +77,7 @@ pub use encoder::{
 };
 pub use level::{Level, MAX_LEVEL, MIN_LEVEL, ULTRA_MAX_LEVEL};
 pub use list::{FrameInfo, FrameKind, list_frames};
+pub use push::{PushDecoder, Pushed};
 pub use stream::FrameDecoder;
 pub use variant::Variant;
 
@@ -115,7 +119,7 @@ pub fn is_zstd(data: &[u8]) -> bool {
     data.len() >= 4 && u32::from_le_bytes([data[0], data[1], data[2], data[3]]) == MAGIC
 }
 
-/// Options of a zstd [`Decoder`] or [`FrameDecoder`].
+/// Options of a zstd [`Decoder`], [`FrameDecoder`] or [`PushDecoder`].
 ///
 /// ```
 /// use lzkit::zstd::DecodeOptions;

@@ -57,11 +57,8 @@ pub struct FrameDecoder<R: Read> {
     in_pos: usize,
     /// Absolute position of `input[0]` in the stream.
     in_at: u64,
-    /// Window and output: `win[emitted..pos]` not yet returned.
-    win: Window,
-    base: usize,
-    pos: usize,
-    emitted: usize,
+    /// Window and output: `win.buf[emitted..pos]` not yet returned.
+    win: FrameWindow,
     frames: u64,
     frame_at: u64,
     /// The frame in [`Stage::Blocks`] has decoded no block yet.
@@ -86,7 +83,7 @@ impl<R: Read> std::fmt::Debug for FrameDecoder<R> {
 /// windows have, memory the system allocator maps anew each time, every
 /// page faulted in again as the output reaches it (a new decoder over a
 /// 660 KB frame spent as long in page faults as in decoding).
-struct Window(Vec<u8>);
+pub(super) struct Window(Vec<u8>);
 
 /// The largest buffer kept for a thread's next decoder.
 const SPARE_MAX: usize = 16 << 20;
@@ -163,10 +160,7 @@ impl<R: Read> FrameDecoder<R> {
             input: Vec::new(),
             in_pos: 0,
             in_at: 0,
-            win: Window(Vec::new()),
-            base: 0,
-            pos: 0,
-            emitted: 0,
+            win: FrameWindow::new(),
             frames: 0,
             frame_at: 0,
             fresh: false,
@@ -283,24 +277,8 @@ impl<R: Read> FrameDecoder<R> {
 
     /// Set up a frame with header `h`.
     fn start(&mut self, h: Header) -> Result<()> {
-        let limit = self.decoder.decode_options().window_limit();
-        if h.window > limit {
-            return Err(Error::CorruptFrame {
-                at: self.frame_at + 5,
-                fault: ZstdFrameFault::WindowTooLarge {
-                    window: h.window,
-                    limit,
-                }
-                .into(),
-            });
-        }
-        let st = FrameState::start(&mut self.decoder, h, Hashing::PerBlock)?;
-        // A new frame's matches never reach the previous frame's output
-        // (`base`); the buffer is reused as it is: its bytes past `pos`
-        // are never returned, only overwritten.
-        self.base = 0;
-        self.pos = 0;
-        self.emitted = 0;
+        let st = open_frame(&mut self.decoder, h, self.frame_at)?;
+        self.win.restart();
         self.fresh = true;
         self.stage = Stage::Blocks(st);
         Ok(())
@@ -311,7 +289,7 @@ impl<R: Read> FrameDecoder<R> {
     /// `room` bytes (nothing pending: a new frame's output starts empty).
     fn take_direct(&mut self, room: usize) -> Option<(FrameState, usize)> {
         let size = match &self.stage {
-            Stage::Blocks(st) if self.fresh && self.emitted == self.pos => {
+            Stage::Blocks(st) if self.fresh && self.win.emitted == self.win.pos => {
                 usize::try_from(st.header.content_size?).ok()?
             }
             _ => return None,
@@ -376,17 +354,17 @@ impl<R: Read> FrameDecoder<R> {
         let expected = st.header.content_size.unwrap_or(0);
         let window = st.header.window.min(usize::MAX as u64 / 4) as usize;
         let keep = pos.min(window);
-        self.win.clear();
-        if self.win.try_reserve_exact(keep).is_err() {
+        self.win.buf.clear();
+        if self.win.buf.try_reserve_exact(keep).is_err() {
             return mem::out_of_memory(keep);
         }
-        self.win.extend_from_slice(&out[pos - keep..pos]);
+        self.win.buf.extend_from_slice(&out[pos - keep..pos]);
         if keep < pos {
             st.drop_dictionary();
         }
-        self.base = 0;
-        self.pos = keep;
-        self.emitted = keep;
+        self.win.base = 0;
+        self.win.pos = keep;
+        self.win.emitted = keep;
         self.stage = Stage::Blocks(st);
         let e = loop {
             match self.step() {
@@ -402,7 +380,7 @@ impl<R: Read> FrameDecoder<R> {
                 }
             }
         };
-        self.emitted = self.pos;
+        self.win.emitted = self.win.pos;
         e
     }
 
@@ -460,17 +438,9 @@ impl<R: Read> FrameDecoder<R> {
         let block_max = st.block_max();
         let (bh, block_at) = self.next_block(&st)?;
         self.in_pos += 3;
-        self.make_room(&mut st, block_max)?;
         let data = &self.input[self.in_pos..self.in_pos + bh.input_len()];
-        self.pos = st.decode_block(
-            &mut self.decoder,
-            &bh,
-            data,
-            block_at,
-            &mut self.win,
-            self.base,
-            self.pos,
-        )?;
+        self.win
+            .decode(&mut st, &mut self.decoder, &bh, data, block_at, block_max)?;
         self.in_pos += bh.input_len();
         if !bh.last {
             self.stage = Stage::Blocks(st);
@@ -479,8 +449,69 @@ impl<R: Read> FrameDecoder<R> {
         self.end_frame(&mut st)?;
         Ok(true)
     }
+}
 
-    /// Make `win[pos..]` hold a block of `block_max` bytes and the slack,
+/// A frame's output as it is decoded: the window its matches reach into,
+/// the frame's output starting at `buf[base]` (0 once the window slid),
+/// `buf[emitted..pos]` decoded and not yet handed out. Shared by the pull
+/// [`FrameDecoder`] and the [`super::PushDecoder`].
+pub(super) struct FrameWindow {
+    pub(super) buf: Window,
+    pub(super) base: usize,
+    pub(super) pos: usize,
+    pub(super) emitted: usize,
+}
+
+impl FrameWindow {
+    pub(super) fn new() -> Self {
+        FrameWindow {
+            buf: Window(Vec::new()),
+            base: 0,
+            pos: 0,
+            emitted: 0,
+        }
+    }
+
+    /// Start a new frame: its matches never reach the previous frame's
+    /// output; the buffer is reused as it is (its bytes past `pos` are
+    /// never handed out, only overwritten).
+    pub(super) fn restart(&mut self) {
+        self.base = 0;
+        self.pos = 0;
+        self.emitted = 0;
+    }
+
+    /// The output decoded and not yet handed out.
+    pub(super) fn pending(&self) -> &[u8] {
+        &self.buf[self.emitted..self.pos]
+    }
+
+    /// Decode the block with header `bh` and input `data` (read at stream
+    /// position `block_at`) of frame `st` (blocks of at most `block_max`
+    /// bytes) into the window, after its pending output.
+    pub(super) fn decode(
+        &mut self,
+        st: &mut FrameState,
+        decoder: &mut Decoder,
+        bh: &BlockHeader,
+        data: &[u8],
+        block_at: u64,
+        block_max: usize,
+    ) -> Result<()> {
+        self.make_room(st, block_max)?;
+        self.pos = st.decode_block(
+            decoder,
+            bh,
+            data,
+            block_at,
+            &mut self.buf,
+            self.base,
+            self.pos,
+        )?;
+        Ok(())
+    }
+
+    /// Make `buf[pos..]` hold a block of `block_max` bytes and the slack,
     /// sliding the window (keeping its last `window` bytes) when it would
     /// grow past twice the window. The buffer grows with the output,
     /// doubling as a vector does, but never past that largest size (twice
@@ -496,7 +527,7 @@ impl<R: Read> FrameDecoder<R> {
         if need > cap && self.pos > window {
             let keep = window;
             let from = self.pos - keep;
-            self.win.copy_within(from..self.pos, 0);
+            self.buf.copy_within(from..self.pos, 0);
             if self.base > from {
                 self.base -= from;
             } else {
@@ -507,25 +538,43 @@ impl<R: Read> FrameDecoder<R> {
             self.emitted = keep;
         }
         let need = self.pos + block_max + SLACK;
-        if self.win.capacity() == 0 {
-            self.win.adopt_spare(cap.max(need));
+        if self.buf.capacity() == 0 {
+            self.buf.adopt_spare(cap.max(need));
         }
-        if need > self.win.len() {
+        if need > self.buf.len() {
             let target = self
-                .win
+                .buf
                 .capacity()
                 .saturating_mul(2)
                 .clamp(need, cap.max(need));
-            if target > self.win.capacity() {
-                let len = self.win.len();
-                self.win
+            if target > self.buf.capacity() {
+                let len = self.buf.len();
+                self.buf
                     .try_reserve_exact(target - len)
                     .map_err(|_| mem::out_of_memory(need))?;
             }
-            self.win.resize(need, 0);
+            self.buf.resize(need, 0);
         }
         Ok(())
     }
+}
+
+/// Start the frame with header `h` (its first byte at stream position
+/// `frame_at`): refused if its window passes the decoder's limit, before
+/// anything is allocated for it.
+pub(super) fn open_frame(decoder: &mut Decoder, h: Header, frame_at: u64) -> Result<FrameState> {
+    let limit = decoder.decode_options().window_limit();
+    if h.window > limit {
+        return Err(Error::CorruptFrame {
+            at: frame_at + 5,
+            fault: ZstdFrameFault::WindowTooLarge {
+                window: h.window,
+                limit,
+            }
+            .into(),
+        });
+    }
+    FrameState::start(decoder, h, Hashing::PerBlock)
 }
 
 impl<R: Read> Read for FrameDecoder<R> {
@@ -534,7 +583,7 @@ impl<R: Read> Read for FrameDecoder<R> {
             return Ok(0);
         }
         loop {
-            let n = mem::hand_out(buf, &self.win, &mut self.emitted, self.pos);
+            let n = mem::hand_out(buf, &self.win.buf, &mut self.win.emitted, self.win.pos);
             if n > 0 {
                 return Ok(n);
             }
@@ -627,9 +676,9 @@ mod tests {
                     }
                     out.extend_from_slice(&buf[..n]);
                     assert!(
-                        d.win.capacity() <= most,
+                        d.win.buf.capacity() <= most,
                         "window 2^{log}: {} bytes held, at most {most}",
-                        d.win.capacity()
+                        d.win.buf.capacity()
                     );
                 }
                 assert!(out == original, "window 2^{log}, {k}-byte reads");
@@ -663,12 +712,12 @@ mod tests {
             let mut d = FrameDecoder::new(&fa[..]);
             let (out, end) = read_all(&mut d);
             assert!(end.is_ok() && out == a);
-            d.win.capacity()
+            d.win.buf.capacity()
         };
         let mut d = FrameDecoder::new(&fb[..]);
         let (out, end) = read_all(&mut d);
         assert!(end.is_ok() && out == b);
-        assert_eq!(d.win.capacity(), held, "the spare was not adopted");
+        assert_eq!(d.win.buf.capacity(), held, "the spare was not adopted");
         drop(d);
         // Cut short: what comes out is a prefix of the frame's content.
         let mut d = FrameDecoder::new(&fb[..fb.len() / 2]);
@@ -681,8 +730,8 @@ mod tests {
         let mut d = FrameDecoder::new(&fc[..]);
         let (out, end) = read_all(&mut d);
         assert!(end.is_ok() && out == c);
-        assert!(d.win.capacity() <= 2 * 1024 + 1024 + SLACK);
-        assert!(d.win.capacity() < held);
+        assert!(d.win.buf.capacity() <= 2 * 1024 + 1024 + SLACK);
+        assert!(d.win.buf.capacity() < held);
     }
 
     /// A frame whose header claims a large window but holds little gets a
@@ -696,9 +745,9 @@ mod tests {
         d.read_to_end(&mut out).unwrap();
         assert!(out == original);
         assert!(
-            d.win.capacity() < 1 << 20,
+            d.win.buf.capacity() < 1 << 20,
             "{} bytes held",
-            d.win.capacity()
+            d.win.buf.capacity()
         );
     }
 }
