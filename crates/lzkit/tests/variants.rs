@@ -267,3 +267,54 @@ fn a_prior_that_is_no_candidate_or_none_changes_nothing() {
         );
     }
 }
+
+/// Long matches (19 bytes and more) at offsets 1 to 15 after literal runs
+/// of 0 to 20 bytes, every variant against the reference decoder: the
+/// pattern copies of a run-length column (one literal, then a run), after
+/// a match and after literals, at the block's start (less history than a
+/// kernel's window) and further in.
+#[test]
+fn every_variant_fills_long_short_offset_matches_after_literals() {
+    use lzkit_testkit::{push_last, push_seq, ref_decode};
+    let mut rng = Rng::for_data(36);
+    let variants = Variant::available();
+    let mut decoders: Vec<Decoder> = variants
+        .iter()
+        .map(|&v| Decoder::with_variant(v).unwrap())
+        .collect();
+    for lead in [0usize, 3, 17, 40] {
+        for round in 0..40 {
+            let mut block = Vec::new();
+            let mut produced = 0usize;
+            if lead > 0 {
+                // History first: `lead` literals and a match, so the run
+                // below may follow a match (no literals of its own).
+                let lits = lzkit_testkit::random(lead, round);
+                let offset = 1 + rng.below(lead as u64) as usize;
+                push_seq(&mut block, &lits, offset as u16, 4 + rng.below(30) as usize);
+                produced = lead;
+            }
+            for _ in 0..12 {
+                let run = rng.below(21) as usize;
+                let lits = lzkit_testkit::random(run, rng.below(1 << 20));
+                let history = produced + run;
+                if history == 0 {
+                    continue;
+                }
+                let offset = 1 + rng.below(15.min(history) as u64) as usize;
+                let len = [19, 20, 23, 33, 47, 64, 65, 100, 300][rng.below(9) as usize];
+                push_seq(&mut block, &lits, offset as u16, len);
+                produced = history + len;
+            }
+            push_last(&mut block, &lzkit_testkit::random(16, round + 1000));
+            let (want, _) = ref_decode(&block, 1 << 16).expect("a valid block");
+            for (d, v) in decoders.iter_mut().zip(variants) {
+                let mut out = vec![0xA5u8; want.len() + 64];
+                let n = d
+                    .decompress_into(&block, &mut out)
+                    .unwrap_or_else(|e| panic!("{v}: lead {lead} round {round}: {e}"));
+                assert_eq!(&out[..n], &want[..], "{v}: lead {lead} round {round}");
+            }
+        }
+    }
+}
