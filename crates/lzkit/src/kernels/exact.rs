@@ -96,10 +96,15 @@ pub(crate) fn copy_match_exact(buf: &mut [u8], op: usize, offset: usize, len: us
             // block's first match, spent a third of its time on the loop's
             // own instructions with one store a round).
             while o < end && o + 3 * step <= last_store {
+                let (lo, hi) = (word as u64, (word >> 64) as u64);
                 for k in 0..4 {
                     // SAFETY: o + k * step + 16 <= o + 3 * step + 16 <=
                     // capacity.
-                    unsafe { p.add(o + k * step).cast::<u128>().write_unaligned(word) };
+                    unsafe {
+                        let at = p.add(o + k * step);
+                        at.cast::<u64>().write_unaligned(lo);
+                        at.add(8).cast::<u64>().write_unaligned(hi);
+                    }
                 }
                 o += 4 * step;
             }
