@@ -140,7 +140,12 @@ pub(crate) fn exec<K: Kernel>(s: &mut Seqs<'_>, o: &mut Out<'_>) -> Result<(), Z
                     bits = u64::from_le(wp.cast::<u64>().read_unaligned());
                 }
                 used &= 7;
-            } else {
+            } else if wp != sp {
+                // Within 16 bytes of the stream's start. At its start a
+                // reload has nothing left to load (`BackReader::reload`
+                // leaves the state as it is), so no call: streams of a few
+                // bytes (every table in RLE mode, no bits a sequence)
+                // otherwise call this on every sequence.
                 let pos = wp as usize - sp as usize;
                 let (pos, b, u) = reload_near_start(stream, pos, bits, used);
                 wp = sp.wrapping_add(pos);
