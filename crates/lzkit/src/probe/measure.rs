@@ -696,6 +696,16 @@ fn piece_factor(
     (p / w.max(1.0), relvar)
 }
 
+/// The error for `setting`'s compressor failing on sample block `block`,
+/// as `map_err` takes it (the compressor's message).
+fn compress_error(setting: Setting, block: usize) -> impl Fn(String) -> ProbeError + Copy {
+    move |message| ProbeError::Compress {
+        setting,
+        block,
+        message,
+    }
+}
+
 /// Each sample block's compressed size with `setting`, cut into pieces of
 /// `unit` bytes (the sum of theirs).
 fn compress_in_pieces(
@@ -704,23 +714,14 @@ fn compress_in_pieces(
     unit: u64,
 ) -> Result<Vec<usize>, ProbeError> {
     let unit = usize::try_from(unit).unwrap_or(usize::MAX).max(1);
-    let mut engine = Engine::new(setting).map_err(|message| ProbeError::Compress {
-        setting,
-        block: 0,
-        message,
-    })?;
+    let mut engine = Engine::new(setting).map_err(compress_error(setting, 0))?;
     let mut dst = vec![0u8; Engine::bound(setting.codec, unit.min(sample.largest_block()))];
     (0..sample.len())
         .map(|b| {
             sample.block(b).chunks(unit).try_fold(0, |sum, piece| {
-                let n =
-                    engine
-                        .compress(piece, &mut dst)
-                        .map_err(|message| ProbeError::Compress {
-                            setting,
-                            block: b,
-                            message,
-                        })?;
+                let n = engine
+                    .compress(piece, &mut dst)
+                    .map_err(compress_error(setting, b))?;
                 Ok(sum + n)
             })
         })
@@ -820,11 +821,7 @@ fn compress_pieces(
     setting: Setting,
     plan: &Plan,
 ) -> Result<Vec<usize>, ProbeError> {
-    let error = |message: String| ProbeError::Compress {
-        setting,
-        block: 0,
-        message,
-    };
+    let error = compress_error(setting, 0);
     let mut engine = Engine::new(setting).map_err(error)?;
     let largest = pieces.iter().map(|p| p.data.len()).max().unwrap_or(0);
     let mut dst = vec![0u8; Engine::bound(setting.codec, largest)];
@@ -844,11 +841,8 @@ fn lz4_fast_sizes(sample: &Sample) -> Result<Vec<usize>, ProbeError> {
     let mut dst = vec![0u8; block::max_compressed_size(sample.largest_block())];
     (0..sample.len())
         .map(|b| {
-            block::compress_into(sample.block(b), &mut dst, 1).map_err(|e| ProbeError::Compress {
-                setting: Setting::lz4(1),
-                block: b,
-                message: e.to_string(),
-            })
+            block::compress_into(sample.block(b), &mut dst, 1)
+                .map_err(|e| compress_error(Setting::lz4(1), b)(e.to_string()))
         })
         .collect()
 }
@@ -873,20 +867,13 @@ fn compress_one_thread(
     setting: Setting,
     plan: &Plan,
 ) -> Result<OneThread, ProbeError> {
-    let compress_error = |block: usize| {
-        move |message: String| ProbeError::Compress {
-            setting,
-            block,
-            message,
-        }
-    };
     let order = spread_order(sample.len());
-    let mut engine = Engine::new(setting).map_err(compress_error(order[0]))?;
+    let mut engine = Engine::new(setting).map_err(compress_error(setting, order[0]))?;
     let mut dst = vec![0u8; Engine::bound(setting.codec, sample.largest_block())];
     // Warm-up: the engine's tables allocated, the code and data cached.
     engine
         .compress(sample.block(order[0]), &mut dst)
-        .map_err(compress_error(order[0]))?;
+        .map_err(compress_error(setting, order[0]))?;
 
     let start = Instant::now();
     let mut compressed = Compressed {
@@ -897,7 +884,9 @@ fn compress_one_thread(
     for &b in &order {
         let src = sample.block(b);
         let t = Instant::now();
-        let n = engine.compress(src, &mut dst).map_err(compress_error(b))?;
+        let n = engine
+            .compress(src, &mut dst)
+            .map_err(compress_error(setting, b))?;
         busy += t.elapsed();
         let at = compressed.data.len();
         compressed.data.extend_from_slice(&dst[..n]);
@@ -915,7 +904,7 @@ fn compress_one_thread(
                 let t = Instant::now();
                 engine
                     .compress(sample.block(*b), &mut dst)
-                    .map_err(compress_error(*b))?;
+                    .map_err(compress_error(setting, *b))?;
                 busy += t.elapsed();
             }
             Ok((bytes, busy))
@@ -1001,22 +990,14 @@ fn threaded_pass(
                     ready.wait();
                     let start = Instant::now();
                     let deadline = start + stop_after;
-                    let mut engine = engine.map_err(|message| ProbeError::Compress {
-                        setting,
-                        block: blocks[0],
-                        message,
-                    })?;
+                    let mut engine = engine.map_err(compress_error(setting, blocks[0]))?;
                     let mut bytes = 0u64;
                     // Each thread does at least one block.
                     while let Some(&b) = blocks.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let src = sample.block(b);
                         engine
                             .compress(src, &mut dst)
-                            .map_err(|message| ProbeError::Compress {
-                                setting,
-                                block: b,
-                                message,
-                            })?;
+                            .map_err(compress_error(setting, b))?;
                         bytes += src.len() as u64;
                         if Instant::now() >= deadline {
                             break;

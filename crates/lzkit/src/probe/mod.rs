@@ -739,6 +739,16 @@ mod tests {
             .collect()
     }
 
+    /// A sample of `size` bytes in blocks of `bs` from `input`, with a
+    /// calibration pass of up to `calibration`.
+    fn mixed_sample(input: &[u8], size: u64, bs: usize, calibration: Duration) -> Sample {
+        SampleBuilder::new(size, BlockSize::Bytes(bs))
+            .calibration(calibration)
+            .reader("mixed", std::io::Cursor::new(input))
+            .build()
+            .unwrap()
+    }
+
     fn whole_ratio(input: &[u8], bs: usize, level: i32) -> f64 {
         let out: usize = input
             .chunks(bs)
@@ -753,11 +763,7 @@ mod tests {
         let bs = 64 << 10;
         let settings = [Setting::lz4(1), Setting::lz4(9)];
         let probe_with = |calibration: Duration| {
-            let sample = SampleBuilder::new(2 << 20, BlockSize::Bytes(bs))
-                .calibration(calibration)
-                .reader("mixed", std::io::Cursor::new(&input[..]))
-                .build()
-                .unwrap();
+            let sample = mixed_sample(&input, 2 << 20, bs, calibration);
             (
                 sample.calibration().cloned(),
                 probe(&sample, &quick(&settings)).unwrap(),
@@ -804,11 +810,7 @@ mod tests {
         // the sample holds 4 blocks.
         let input = mixed(64 << 20);
         let bs = 1 << 20;
-        let sample = SampleBuilder::new(4 << 20, BlockSize::Bytes(bs))
-            .calibration(Duration::from_secs(60))
-            .reader("mixed", std::io::Cursor::new(&input[..]))
-            .build()
-            .unwrap();
+        let sample = mixed_sample(&input, 4 << 20, bs, Duration::from_secs(60));
         assert_eq!(sample.len(), 4);
         let cal = sample.calibration().expect("a calibration pass");
         assert_eq!(cal.piece_size(), Some(256 << 10));
@@ -836,11 +838,7 @@ mod tests {
     fn a_setting_cut_short_is_estimated_through_one_that_did_the_whole_sample() {
         let input = mixed(24 << 20);
         let bs = 64 << 10;
-        let sample = SampleBuilder::new(4 << 20, BlockSize::Bytes(bs))
-            .calibration(Duration::from_secs(60))
-            .reader("mixed", std::io::Cursor::new(&input[..]))
-            .build()
-            .unwrap();
+        let sample = mixed_sample(&input, 4 << 20, bs, Duration::from_secs(60));
         // A limit from this machine's own speed: four times what LZ4 -1
         // takes over the 4 MiB sample (its best of three), which -1
         // does within and -9 (10 to 30 times slower) does not, here,
