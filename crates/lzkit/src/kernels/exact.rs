@@ -94,9 +94,14 @@ pub(crate) fn copy_match_exact(buf: &mut [u8], op: usize, offset: usize, len: us
             let p = buf.as_mut_ptr();
             // Four stores a round while they all fit (a long run, often a
             // block's first match, spent a third of its time on the loop's
-            // own instructions with one store a round).
+            // own instructions with one store a round). Each 16-byte store
+            // is written as its two 8-byte halves in address order: as
+            // u128 stores LLVM ordered the halves 0, 8, 24, 16, 40, 32, ..,
+            // and out of order the store buffer did not commit two a cycle
+            // (a 64 KiB run at offset 8 at 0.7 times the C library's speed
+            // on an Emerald Rapids Xeon, 1.5 times in order).
+            let (lo, hi) = (word as u64, (word >> 64) as u64);
             while o < end && o + 3 * step <= last_store {
-                let (lo, hi) = (word as u64, (word >> 64) as u64);
                 for k in 0..4 {
                     // SAFETY: o + k * step + 16 <= o + 3 * step + 16 <=
                     // capacity.
