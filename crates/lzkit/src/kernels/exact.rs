@@ -100,7 +100,14 @@ pub(crate) fn copy_match_exact(buf: &mut [u8], op: usize, offset: usize, len: us
             // and out of order the store buffer did not commit two a cycle
             // (a 64 KiB run at offset 8 at 0.7 times the C library's speed
             // on an Emerald Rapids Xeon, 1.5 times in order).
-            let (lo, hi) = (word as u64, (word >> 64) as u64);
+            // The halves in the order a u128 store puts them in memory (8-byte
+            // stores: 16-byte ones, split at every 16 bytes at offset 8,
+            // ran at 0.8 times their speed).
+            let (lo, hi) = if cfg!(target_endian = "little") {
+                (word as u64, (word >> 64) as u64)
+            } else {
+                ((word >> 64) as u64, word as u64)
+            };
             while o < end && o + 3 * step <= last_store {
                 for k in 0..4 {
                     // SAFETY: o + k * step + 16 <= o + 3 * step + 16 <=
