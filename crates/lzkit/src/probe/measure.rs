@@ -842,7 +842,8 @@ fn lz4_fast_sizes(sample: &Sample) -> Result<Vec<usize>, ProbeError> {
     (0..sample.len())
         .map(|b| {
             block::compress_into(sample.block(b), &mut dst, 1)
-                .map_err(|e| compress_error(Setting::lz4(1), b)(e.to_string()))
+                .map_err(|e| e.to_string())
+                .map_err(compress_error(Setting::lz4(1), b))
         })
         .collect()
 }
