@@ -182,46 +182,79 @@ impl HufTable {
         if rank[1] < 2 || rank[1] & 1 != 0 {
             return Err("Huffman weights give an incomplete code");
         }
-        // Cells per weight, lowest weights (longest codes) first.
-        let mut start = [0usize; MAX_BITS as usize + 2];
-        let mut next = 0usize;
-        for w in 1..=bits as usize {
-            start[w] = next;
-            next += (rank[w] as usize) << (w - 1);
-        }
-        // The table is indexed by `log >= bits` bits: each cell of a
+        // Cells per weight, lowest weights (longest codes) first; the
+        // table is indexed by `log >= bits` bits, so each cell of a
         // `bits`-bit table spreads over `1 << spread` cells.
         let log = bits.max(FAST_LOG);
         let spread = log - bits;
-        for s in &mut start {
-            *s <<= spread;
+        // The symbols sorted by weight (a counting sort, stable, so each
+        // weight's symbols stay in ascending order as the format's
+        // canonical code wants): `at[w]` is where weight `w`'s come next.
+        // Absent symbols (weight 0) go first and are never read.
+        let mut at = [0usize; 16];
+        let mut next = (256 - rank[1..].iter().sum::<u32>()) as usize;
+        for w in 1..=bits as usize {
+            at[w] = next;
+            next += rank[w] as usize;
         }
-        let mut put = |symbol: usize, w: u8| {
-            if w == 0 {
-                return;
-            }
-            let len = 1usize << (w as u32 - 1 + spread);
-            let s = start[w as usize];
-            let cell = (bits + 1 - w as u32) as u16 | (symbol as u16) << 8;
-            if let Some(run) = self.cells.get_mut(s..s + len) {
-                // Runs are powers of two, most of them short: stores of
-                // one, two or four cells rather than a general fill.
-                match run {
-                    [a] => *a = cell,
-                    [a, b] => (*a, *b) = (cell, cell),
-                    _ => {
-                        for four in run.chunks_exact_mut(4) {
-                            four.copy_from_slice(&[cell; 4]);
-                        }
+        let first = at;
+        let mut sorted = [0u8; 256];
+        let mut sort = |symbol: usize, w: u8| {
+            let slot = &mut at[w as usize & 15];
+            // (`& 255`: the slots stay below 256, see above)
+            sorted[*slot & 255] = symbol as u8;
+            *slot += 1;
+        };
+        for (symbol, &w) in weights.iter().enumerate() {
+            sort(symbol, w);
+        }
+        sort(count, last as u8);
+        // Then each weight's run of cells, one run of `len` cells per
+        // symbol: `len` is fixed within a weight, so each length gets a
+        // loop of whole stores instead of a branch per symbol. The runs
+        // cover the table exactly (the weights sum to `1 << bits`).
+        let mut cell_at = 0usize;
+        for w in 1..=bits as usize {
+            let symbols = sorted.get(first[w]..at[w]).unwrap_or_default();
+            let len = 1usize << (w - 1 + spread as usize);
+            let end = cell_at + symbols.len() * len;
+            let Some(run) = self.cells.get_mut(cell_at..end) else {
+                break;
+            };
+            cell_at = end;
+            let length = (bits + 1 - w as u32) as u16;
+            let cell = |s: u8| length | (s as u16) << 8;
+            // Whole-array stores: LLVM writes each as one store.
+            match len {
+                1 => {
+                    for (c, &s) in run.iter_mut().zip(symbols) {
+                        *c = cell(s);
+                    }
+                }
+                2 => {
+                    for (c, &s) in run.as_chunks_mut::<2>().0.iter_mut().zip(symbols) {
+                        *c = [cell(s); 2];
+                    }
+                }
+                4 => {
+                    for (c, &s) in run.as_chunks_mut::<4>().0.iter_mut().zip(symbols) {
+                        *c = [cell(s); 4];
+                    }
+                }
+                8 => {
+                    for (c, &s) in run.as_chunks_mut::<8>().0.iter_mut().zip(symbols) {
+                        *c = [cell(s); 8];
+                    }
+                }
+                // Powers of two from 16 on: a fill, which LLVM unrolls
+                // into wide stores.
+                _ => {
+                    for (c, &s) in run.chunks_exact_mut(len).zip(symbols) {
+                        c.fill(cell(s));
                     }
                 }
             }
-            start[w as usize] += len;
-        };
-        for (symbol, &w) in weights.iter().enumerate() {
-            put(symbol, w);
         }
-        put(count, last as u8);
         self.bits = bits;
         self.log = log;
         self.pairs_valid = false;
@@ -906,6 +939,41 @@ mod tests {
                 w[at] = 13;
                 assert_eq!(table.build(&w, w.len()), Err("Huffman weight above 12"));
             }
+        }
+    }
+
+    /// The table by the format's definition, one symbol at a time: codes
+    /// in order of weight, then of symbol, from the table's start; each
+    /// `bits`-bit cell spread over the index width.
+    fn table_by_definition(weights: &[u8], bits: u32) -> Vec<u16> {
+        let mut all = weights.to_vec();
+        let total: u32 = all.iter().filter(|&&w| w > 0).map(|&w| 1 << (w - 1)).sum();
+        let rest = (1u32 << bits) - total;
+        all.push((rest.ilog2() + 1) as u8);
+        let log = bits.max(FAST_LOG);
+        let mut cells = Vec::new();
+        for w in 1..=bits as u8 {
+            for (s, _) in all.iter().enumerate().filter(|&(_, &x)| x == w) {
+                let cell = (bits + 1 - w as u32) as u16 | (s as u16) << 8;
+                cells.extend(std::iter::repeat_n(cell, 1 << (w as u32 - 1 + log - bits)));
+            }
+        }
+        cells
+    }
+
+    #[test]
+    fn tables_are_built_as_the_format_defines_them() {
+        let mut rng = Rng(0xb1d);
+        // One table rebuilt, as a decoder reuses it.
+        let mut table = HufTable::default();
+        for round in 0..300 {
+            let max_len = 1 + (round % 12) as u32;
+            let symbols = 2 + rng.below(255) as usize;
+            let (weights, _) = random_code(&mut rng, symbols, max_len);
+            table.build(&weights, weights.len()).unwrap();
+            let want = table_by_definition(&weights, table.bits);
+            assert_eq!(&table.cells[..want.len()], &want[..], "round {round}");
+            assert_eq!(want.len(), 1 << table.log);
         }
     }
 
