@@ -58,7 +58,7 @@ struct Budget {
 impl Budget {
     /// A sample of `src`, to decode into `capacity` bytes, within this
     /// budget. Inlined where the budget is a constant, so its divisions
-    /// are shifts (two `div`s cost a tenth of a small block's decode).
+    /// compile to shifts, not `div`s.
     #[inline(always)]
     fn sample(self, src: &[u8], capacity: usize) -> Sample {
         let sequences = self.sequences.min(src.len() / self.input_per_sequence);
