@@ -224,28 +224,11 @@ impl HufTable {
             cell_at = end;
             let length = (bits + 1 - w as u32) as u16;
             let cell = |s: u8| length | (s as u16) << 8;
-            // Whole-array stores: LLVM writes each as one store.
             match len {
-                1 => {
-                    for (c, &s) in run.iter_mut().zip(symbols) {
-                        *c = cell(s);
-                    }
-                }
-                2 => {
-                    for (c, &s) in run.as_chunks_mut::<2>().0.iter_mut().zip(symbols) {
-                        *c = [cell(s); 2];
-                    }
-                }
-                4 => {
-                    for (c, &s) in run.as_chunks_mut::<4>().0.iter_mut().zip(symbols) {
-                        *c = [cell(s); 4];
-                    }
-                }
-                8 => {
-                    for (c, &s) in run.as_chunks_mut::<8>().0.iter_mut().zip(symbols) {
-                        *c = [cell(s); 8];
-                    }
-                }
+                1 => runs::<1>(run, symbols, cell),
+                2 => runs::<2>(run, symbols, cell),
+                4 => runs::<4>(run, symbols, cell),
+                8 => runs::<8>(run, symbols, cell),
                 // Powers of two from 16 on: a fill, which LLVM unrolls
                 // into wide stores.
                 _ => {
@@ -470,6 +453,17 @@ impl HufTable {
             }
         }
         Ok(())
+    }
+}
+
+/// One run of `N` cells per symbol of `symbols`, from the start of `run`,
+/// each cell `cell(symbol)`: whole-array stores, which LLVM writes as one
+/// store each (`copy_from_slice` of a `[cell; 8]` became eight two-byte
+/// stores).
+#[inline(always)]
+fn runs<const N: usize>(run: &mut [u16], symbols: &[u8], cell: impl Fn(u8) -> u16) {
+    for (c, &s) in run.as_chunks_mut::<N>().0.iter_mut().zip(symbols) {
+        *c = [cell(s); N];
     }
 }
 
