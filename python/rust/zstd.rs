@@ -6,7 +6,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, bytes_up_to};
+use crate::buffers::{Input, bytes_exactly, bytes_up_to};
 
 create_exception!(
     _lzkit,
@@ -95,17 +95,11 @@ pub(crate) fn zstd_decompress(
             match usize::try_from(size) {
                 // Exactly that size, decoded in place.
                 Ok(size) if size as u64 <= most => {
-                    let mut written = 0;
-                    let out = PyBytes::new_with(py, size, |buf| {
-                        written = decode_into(buf)?;
-                        Ok(())
-                    })?;
-                    if written != size {
-                        return Err(ZstdError::new_err(format!(
+                    bytes_exactly(py, size, decode_into, |written| {
+                        ZstdError::new_err(format!(
                             "decompression error: decoded {written} bytes; the frames say {size}"
-                        )));
-                    }
-                    Ok(out.unbind())
+                        ))
+                    })
                 }
                 // More than the blocks can produce: decoded as the data
                 // grows (memory follows the data, not the claim), which

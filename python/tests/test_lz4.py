@@ -4,6 +4,7 @@ level and flag; the same frame information, exceptions and edge cases;
 hostile input raises and never crashes; threads.
 """
 
+import array
 import io
 import os
 import random
@@ -667,3 +668,15 @@ def test_a_seekable_file_with_corrupt_data_reads_as_a_plain_decode(tmp_path):
         # frame's end: damage further on is not seen yet.
         assert outcome(lambda: seek_then_read(lz4.frame)) == outcome(
             lambda: seek_then_read(ref_frame)), where
+
+
+def test_outputs_over_32_mib_decode_whole():
+    # Outputs this large are asked for huge pages before they are written:
+    # every byte must still be the data's, to the last (not 2 MiB aligned).
+    data = array.array("I", range(9_000_000)).tobytes() + column(54_321)
+    packed = ref_frame.compress(data, store_size=True)
+    assert lz4.frame.decompress(packed) == data
+    out = lz4.frame.decompress(packed, return_bytearray=True)
+    assert isinstance(out, bytearray) and out == data
+    block = ref_block.compress(data, store_size=False)
+    assert lz4.block.decompress(block, uncompressed_size=len(data)) == data

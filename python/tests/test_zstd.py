@@ -3,6 +3,7 @@ zstd command where it is installed, the stream reader, limits and hostile
 input.
 """
 
+import array
 import io
 import random
 import shutil
@@ -621,3 +622,15 @@ def test_multi_decompress_to_buffer_edge_cases():
         d.multi_decompress_to_buffer([unsized], decompressed_sizes=struct.pack("=Q", 4))
     with pytest.raises(TypeError, match="list or BufferWithSegments"):
         d.multi_decompress_to_buffer((b"a",))
+
+
+def test_outputs_over_32_mib_decode_whole():
+    # Outputs this large are asked for huge pages before they are written:
+    # every byte must still be the data's, to the last (not 2 MiB aligned).
+    data = array.array("I", range(9_000_000)).tobytes() + DATA[:54_321]
+    packed = zstd.compress(data, level=1)
+    assert zstd.decompress(packed) == data
+    # No content size: decoded into max_output_size, then shrunk.
+    unsized = zstd.ZstdCompressor(level=1, write_content_size=False).compress(data)
+    d = zstd.ZstdDecompressor()
+    assert d.decompress(unsized, max_output_size=len(data) + 3_000_000) == data
