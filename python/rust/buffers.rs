@@ -145,9 +145,10 @@ const HUGE_FROM: usize = 32 << 20;
 /// a new output of at least [`HUGE_FROM`] bytes, before it is touched; a
 /// hint (a kernel with huge pages off, or without 2 MiB ones, ignores it),
 /// so its result is not checked.
+#[cfg(target_os = "linux")]
 fn advise_huge(data: *mut u8, len: usize) {
     const HUGE: usize = 2 << 20;
-    if len < HUGE_FROM || !cfg!(target_os = "linux") {
+    if len < HUGE_FROM {
         return;
     }
     let Some(start) = (data as usize).checked_next_multiple_of(HUGE) else {
@@ -155,7 +156,6 @@ fn advise_huge(data: *mut u8, len: usize) {
     };
     let end = (data as usize).saturating_add(len) & !(HUGE - 1);
     if end > start {
-        #[cfg(target_os = "linux")]
         // SAFETY: `start..end` is page-aligned and within the `len` bytes
         // at `data` (one allocation, the caller's); the advice changes no
         // byte, only how pages not yet touched will be backed.
@@ -164,6 +164,10 @@ fn advise_huge(data: *mut u8, len: usize) {
         }
     }
 }
+
+/// Elsewhere, no advice.
+#[cfg(not(target_os = "linux"))]
+fn advise_huge(_data: *mut u8, _len: usize) {}
 
 /// A new `bytes` object (a `bytearray` if asked) of `len` zero bytes that
 /// `fill` then writes in place (no copy of the content); returns the
