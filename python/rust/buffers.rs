@@ -132,47 +132,84 @@ pub(crate) fn output(py: Python<'_>, data: &[u8], bytearray: bool) -> PyObject {
 }
 
 /// Outputs of at least this many bytes are asked to be backed by huge
-/// pages ([`advise_huge`]). glibc maps a block this large afresh for
-/// every object (on 64-bit systems 32 MiB is the most its adaptive mmap
-/// threshold grows to), so each of its 4 KiB pages is a page fault when first written:
-/// about a fifth of a 116 MB zstd decode's time. The mapping is the
-/// object's and goes with it.
+/// pages while they are written ([`HugePages`]). Under glibc an object
+/// this large usually gets a mapping of its own (on 64-bit systems 32 MiB
+/// is the most its adaptive mmap threshold grows to), so each of its 4 KiB
+/// pages is a page fault when first written: about a fifth of a 116 MB
+/// zstd decode's time.
 const HUGE_FROM: usize = 32 << 20;
 
-/// Ask that the whole 2 MiB pages among the `len` bytes at `data` be
-/// backed by transparent huge pages (Linux's `madvise(MADV_HUGEPAGE)`):
-/// one page fault, not 512, for each 2 MiB an output is first written. For
-/// a new output of at least [`HUGE_FROM`] bytes, before it is touched; a
-/// hint (a kernel with huge pages off, or without 2 MiB ones, ignores it),
-/// so its result is not checked.
-#[cfg(target_os = "linux")]
-fn advise_huge(data: *mut u8, len: usize) {
-    const HUGE: usize = 2 << 20;
-    if len < HUGE_FROM {
-        return;
+/// Transparent huge pages asked for (Linux's `madvise(MADV_HUGEPAGE)`)
+/// over the whole 2 MiB pages of a new output while it is first written:
+/// one page fault, not 512, for each 2 MiB. Only where the kernel's mode
+/// is `madvise` (under `always` they need no asking, under `never` they
+/// are not given). The advice is withdrawn when this is dropped (once the
+/// output is written), so that memory the allocator reuses after the
+/// object is freed is not left eligible for huge pages; the pages already
+/// given stay, holding the object. A hint: its results are not checked.
+/// Elsewhere than on Linux, never made.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct HugePages {
+    start: usize,
+    len: usize,
+}
+
+impl HugePages {
+    /// The advice for the `len` bytes at `data` (one allocation, not yet
+    /// touched), or `None` where none is given.
+    #[cfg(target_os = "linux")]
+    fn advise(data: *mut u8, len: usize) -> Option<HugePages> {
+        const HUGE: usize = 2 << 20;
+        static MADVISE_MODE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if len < HUGE_FROM {
+            return None;
+        }
+        // The mode in use is the bracketed one: "always [madvise] never".
+        let mode = MADVISE_MODE.get_or_init(|| {
+            std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+                .is_ok_and(|m| m.contains("[madvise]"))
+        });
+        let start = (data as usize).checked_next_multiple_of(HUGE)?;
+        let end = (data as usize).saturating_add(len) & !(HUGE - 1);
+        if !*mode || end <= start {
+            return None;
+        }
+        let advice = HugePages {
+            start,
+            len: end - start,
+        };
+        advice.set(libc::MADV_HUGEPAGE);
+        Some(advice)
     }
-    let Some(start) = (data as usize).checked_next_multiple_of(HUGE) else {
-        return;
-    };
-    let end = (data as usize).saturating_add(len) & !(HUGE - 1);
-    if end > start {
-        // SAFETY: `start..end` is page-aligned and within the `len` bytes
-        // at `data` (one allocation, the caller's); the advice changes no
-        // byte, only how pages not yet touched will be backed.
+
+    #[cfg(not(target_os = "linux"))]
+    fn advise(_data: *mut u8, _len: usize) -> Option<HugePages> {
+        None
+    }
+
+    #[cfg(target_os = "linux")]
+    fn set(&self, advice: libc::c_int) {
+        // SAFETY: the range is page-aligned and within one allocation that
+        // outlives this value (the object being written); the advice
+        // changes no byte, only how its pages are backed.
         unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            libc::madvise(self.start as *mut libc::c_void, self.len, advice);
         }
     }
 }
 
-/// Elsewhere, no advice.
-#[cfg(not(target_os = "linux"))]
-fn advise_huge(_data: *mut u8, _len: usize) {}
+impl Drop for HugePages {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        self.set(libc::MADV_NOHUGEPAGE);
+    }
+}
 
 /// A new `bytes` object (a `bytearray` if asked) of `len` zero bytes that
 /// `fill` then writes in place (no copy of the content); returns the
 /// object and what `fill` returned. A large one is backed by huge pages
-/// where the system allows ([`HUGE_FROM`]).
+/// where the system allows ([`HUGE_FROM`]), and is zero-filled (where its
+/// page faults happen) with the GIL released.
 fn filled<'py, R>(
     py: Python<'py>,
     len: usize,
@@ -182,8 +219,9 @@ fn filled<'py, R>(
     let size = ffi::Py_ssize_t::try_from(len)
         .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {len} bytes")))?;
     // SAFETY: a null pointer asks for a new object with room for `size`
-    // bytes, not yet written (the limited API's documented use); a null
-    // result has an exception set, which `from_owned_ptr_or_err` returns.
+    // bytes, not yet written (documented for `bytes`, and supported by
+    // CPython for `bytearray` too, as pyo3 relies on); a null result has
+    // an exception set, which `from_owned_ptr_or_err` returns.
     let obj = unsafe {
         Bound::from_owned_ptr_or_err(
             py,
@@ -194,27 +232,43 @@ fn filled<'py, R>(
             },
         )?
     };
-    // SAFETY: `data` is the new object's content of `len` bytes, which
-    // only this function refers to (Python has not seen the object): it
-    // may be written in place while the slice lives (this call). It is
-    // zero-filled before it becomes a `&mut [u8]`. An empty object (the
-    // shared empty `bytes`) gives an empty slice, never written.
-    let buf = unsafe {
-        let data = if bytearray {
+    // SAFETY: reading the content pointer of a `bytes` or `bytearray`
+    // object, which is never null (an empty `bytearray` gives a static
+    // empty string).
+    let data = unsafe {
+        if bytearray {
             ffi::PyByteArray_AsString(obj.as_ptr())
         } else {
             ffi::PyBytes_AsString(obj.as_ptr())
         }
-        .cast::<u8>();
-        if data.is_null() {
-            return Err(PyErr::fetch(py));
-        }
-        advise_huge(data, len);
-        std::ptr::write_bytes(data, 0, len);
-        std::slice::from_raw_parts_mut(data, len)
+    }
+    .cast::<u8>();
+    if data.is_null() {
+        return Err(
+            PyErr::take(py).unwrap_or_else(|| PyMemoryError::new_err("no memory for the output"))
+        );
+    }
+    let huge = HugePages::advise(data, len);
+    let zero = |at: usize| {
+        // SAFETY: `at` is `data`, the new object's content of `len`
+        // bytes, which only this function refers to (Python has not seen
+        // the object).
+        unsafe { std::ptr::write_bytes(at as *mut u8, 0, len) }
     };
-    let r = fill(buf)?;
-    Ok((obj, r))
+    let at = data as usize;
+    if len >= HUGE_FROM {
+        py.allow_threads(|| zero(at));
+    } else {
+        zero(at);
+    }
+    // SAFETY: the object's content, zero-filled above: writable in place
+    // while the slice lives (this call); the object outlives it. An empty
+    // object (the shared empty `bytes`, or an empty `bytearray`) gives an
+    // empty slice, never written.
+    let buf = unsafe { std::slice::from_raw_parts_mut(data, len) };
+    let r = fill(buf);
+    drop(huge);
+    Ok((obj, r?))
 }
 
 /// A `bytes` object (or a `bytearray`, if asked) of `len` bytes that
@@ -229,7 +283,7 @@ pub(crate) fn output_with(
 }
 
 /// A `bytes` object of exactly `len` bytes that `fill` writes in place
-/// (returning how many); `short(n)` is the error if that is `n < len`.
+/// (returning how many); `short(n)` is the error if that is `n != len`.
 pub(crate) fn bytes_exactly(
     py: Python<'_>,
     len: usize,
