@@ -272,14 +272,27 @@ fn filled<'py, R>(
 }
 
 /// A `bytes` object (or a `bytearray`, if asked) of `len` bytes that
-/// `fill` writes in place: no copy of the content.
-pub(crate) fn output_with(
+/// `fill` writes in place (no copy of the content), and what `fill`
+/// returned.
+pub(crate) fn output_with<R>(
     py: Python<'_>,
     len: usize,
     bytearray: bool,
-    fill: impl FnOnce(&mut [u8]) -> PyResult<()>,
-) -> PyResult<PyObject> {
-    Ok(filled(py, len, bytearray, fill)?.0.unbind())
+    fill: impl FnOnce(&mut [u8]) -> PyResult<R>,
+) -> PyResult<(PyObject, R)> {
+    let (out, r) = filled(py, len, bytearray, fill)?;
+    Ok((out.unbind(), r))
+}
+
+/// [`filled`] as a `bytes` object: `fill` returns how many bytes it wrote.
+fn filled_bytes<'py>(
+    py: Python<'py>,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> PyResult<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+    let (out, written) = filled(py, len, false, fill)?;
+    // SAFETY: `filled` made a `bytes` object (`bytearray` false).
+    Ok((unsafe { out.downcast_into_unchecked::<PyBytes>() }, written))
 }
 
 /// A `bytes` object of exactly `len` bytes that `fill` writes in place
@@ -290,12 +303,11 @@ pub(crate) fn bytes_exactly(
     fill: impl FnOnce(&mut [u8]) -> PyResult<usize>,
     short: impl FnOnce(usize) -> PyErr,
 ) -> PyResult<Py<PyBytes>> {
-    let (out, written) = filled(py, len, false, fill)?;
+    let (out, written) = filled_bytes(py, len, fill)?;
     if written != len {
         return Err(short(written));
     }
-    // SAFETY: `filled` made a `bytes` object.
-    Ok(unsafe { out.downcast_into_unchecked::<PyBytes>() }.unbind())
+    Ok(out.unbind())
 }
 
 /// A `bytes` object of at most `cap` bytes that `fill` writes (returning
@@ -307,12 +319,11 @@ pub(crate) fn bytes_up_to(
     cap: usize,
     fill: impl FnOnce(&mut [u8]) -> PyResult<usize>,
 ) -> PyResult<Py<PyBytes>> {
-    let (out, written) = filled(py, cap, false, fill)?;
+    let (out, written) = filled_bytes(py, cap, fill)?;
     // A count over `cap` (a fill's bug) keeps the whole object: the resize
     // below only shrinks, never exposing bytes `fill` was not given.
     if written >= cap {
-        // SAFETY: `filled` made a `bytes` object.
-        return Ok(unsafe { out.downcast_into_unchecked::<PyBytes>() }.unbind());
+        return Ok(out.unbind());
     }
     let mut ptr = out.into_ptr();
     // SAFETY: `ptr` is a new `bytes` object this function alone refers

@@ -29,13 +29,14 @@ fn apply(py: Python<'_>, data: &Bound<'_, PyAny>, name: &str, decode: bool) -> P
     let f = filter(name)?;
     let src = Input::get(data)?;
     let src = src.bytes();
-    output_with(py, src.len(), false, |dst| {
+    let (out, ()) = output_with(py, src.len(), false, |dst| {
         py.allow_threads(|| match decode {
             false => f.encode_into(src, dst),
             true => f.decode_into(src, dst),
         })
         .map_err(|e| PyValueError::new_err(e.to_string()))
-    })
+    })?;
+    Ok(out)
 }
 
 /// `lzkit.filter.encode`: `data` filtered, as `bytes` of the same length.

@@ -133,12 +133,8 @@ pub(crate) fn block_decompress(
     };
     // Straight into the object returned; only a block shorter than the
     // size given (a generous `uncompressed_size`) is copied out of it.
-    let mut written = 0;
-    let out = output_with(py, cap, return_bytearray, |buf| {
-        written = py
-            .allow_threads(|| decode(buf))
-            .map_err(|e| corrupt(py, e))?;
-        Ok(())
+    let (out, written) = output_with(py, cap, return_bytearray, |buf| {
+        py.allow_threads(|| decode(buf)).map_err(|e| corrupt(py, e))
     })?;
     if uncompressed_size < 0 && written != size {
         return Err(LZ4BlockError::new_err(format!(

@@ -131,17 +131,12 @@ pub(crate) fn frame_decompress(
             .filter(|&n| frame::max_decoded_len(all).is_some_and(|most| n <= most))
     });
     let (out, used) = match exact {
-        Some(size) => {
-            let mut used = 0;
-            let out = output_with(py, size, return_bytearray, |buf| {
-                let (_, n) = py
-                    .allow_threads(|| frame::decompress_into(all, buf))
-                    .map_err(|e| lz4f(py, e))?;
-                used = n;
-                Ok(())
-            })?;
-            (out, used)
-        }
+        Some(size) => output_with(py, size, return_bytearray, |buf| {
+            let (_, used) = py
+                .allow_threads(|| frame::decompress_into(all, buf))
+                .map_err(|e| lz4f(py, e))?;
+            Ok(used)
+        })?,
         None => {
             let (decoded, used) = py
                 .allow_threads(|| frame::decompress_first(all, threads))
