@@ -843,22 +843,32 @@ mod tests {
         // takes over the 4 MiB sample (its best of three), which -1
         // does within and -9 (10 to 30 times slower) does not, here,
         // on a loaded machine or under an emulator alike (a fixed 30 ms
-        // failed under qemu-aarch64).
-        let fast = (0..3)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                for b in sample.blocks() {
-                    std::hint::black_box(crate::lz4::block::compress(b, 1));
-                }
-                t.elapsed()
-            })
-            .min()
-            .unwrap();
-        let opts = quick(&[Setting::lz4(1), Setting::lz4(9)]).time_limit(Some(4 * fast));
-        let report = probe(&sample, &opts).unwrap();
-        let (full, cut) = (&report.candidates[0], &report.candidates[1]);
-        assert_eq!(full.blocks, sample.len());
-        assert!(cut.blocks < sample.len(), "{} blocks", cut.blocks);
+        // failed under qemu-aarch64). A stall of the machine can still
+        // stop -1 short (CI saw 46 of 64 blocks, with other tests running
+        // beside it), so the speed is measured again and the probe rerun,
+        // a few times, until the limit splits the two settings as meant;
+        // the estimate is then checked.
+        let lz4_1_time = || {
+            (0..3)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    for b in sample.blocks() {
+                        std::hint::black_box(crate::lz4::block::compress(b, 1));
+                    }
+                    t.elapsed()
+                })
+                .min()
+                .unwrap()
+        };
+        let split = (0..5).find_map(|_| {
+            let opts =
+                quick(&[Setting::lz4(1), Setting::lz4(9)]).time_limit(Some(4 * lz4_1_time()));
+            let report = probe(&sample, &opts).unwrap();
+            let (full, cut) = (&report.candidates[0], &report.candidates[1]);
+            (full.blocks == sample.len() && cut.blocks < sample.len()).then_some(report)
+        });
+        let report = split.expect("no limit let -1 finish while stopping -9 short in 5 tries");
+        let cut = &report.candidates[1];
         let truth = whole_ratio(&input, bs, 9);
         assert!(
             (cut.ratio / truth - 1.0).abs() < 0.05,
