@@ -3,7 +3,7 @@
 
 use super::decompress::Decoded;
 use super::guess::{data_prior, same_family};
-use super::variant::{DecodeFn, DictDecodeFn, Variant};
+use super::variant::{DecodeFn, DictDecodeFn, Shape, Variant};
 use crate::adaptive::{Policy, Votes};
 use crate::error::{Error, Result};
 
@@ -130,8 +130,11 @@ impl Decoder {
     /// [`PRIOR_TRUST_BYTES`] of output are decoded with it, untimed; then
     /// the decoder explores and settles on what its own timings show. From
     /// a sample of 32 sequences or more, it explores only the prior's loop
-    /// shape family (match-only, or plain and medium): the other can cost
-    /// half the speed on that data. The sample reads a few
+    /// shape family (match-only, or plain and medium), where the other can
+    /// cost half the speed on that data; a plain prior also keeps its own
+    /// kernel's match-only variant, as no feature of the sample tells the
+    /// columns where that shape is much faster (see the `guess` module).
+    /// The sample reads a few
     /// hundred sequences once (well under a microsecond). A decoder that is
     /// not adaptive: unchanged.
     ///
@@ -157,7 +160,12 @@ impl Decoder {
             let (prior, decisive) = data_prior(src, capacity);
             let policy = self.policy_mut();
             if decisive {
-                policy.retain_arms(|v: Variant| same_family(v.shape(), prior.shape()));
+                // Its family only; a plain prior keeps its kernel's `m`
+                // variant too (see the doc above).
+                let sibling = prior.with_shape(Shape::MatchOnly);
+                policy.retain_arms(|v: Variant| {
+                    same_family(v.shape(), prior.shape()) || v == sibling
+                });
             }
             policy.set_prior(Some(prior));
         }
@@ -653,5 +661,45 @@ mod tests {
             Decoder::new().with_prior(None).preferred(),
             Variant::default_for_cpu()
         );
+    }
+
+    #[test]
+    fn a_decisive_prior_explores_its_family_and_one_match_only_variant() {
+        // A column with a literal in nearly every sequence: a decisive
+        // sample (hundreds of sequences) that suggests the plain shape.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let column: Vec<u8> = (0..16_384u32)
+            .flat_map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (i / 4 * 3 + (x % 2) as u32).to_le_bytes()
+            })
+            .collect();
+        let packed = crate::lz4::block::compress(&column, 1);
+        let (prior, decisive) = data_prior(&packed, column.len());
+        assert!(decisive && prior.shape() == Shape::Plain, "{prior:?}");
+        let mut d = Decoder::new();
+        let mut out = vec![0u8; column.len()];
+        // Past the opening, so the chooser is set up from a block.
+        for _ in 0..=OPENING_BYTES / column.len() + 1 {
+            assert_eq!(d.decompress_into(&packed, &mut out).unwrap(), column.len());
+        }
+        assert_eq!(out, column);
+        let sibling = prior.with_shape(Shape::MatchOnly);
+        let arms: Vec<Variant> = d.stats().iter().map(|s| s.variant).collect();
+        assert!(!arms.is_empty());
+        for v in &arms {
+            assert!(
+                v.shape() != Shape::MatchOnly || *v == sibling,
+                "{v:?} explored after a plain prior {prior:?}"
+            );
+        }
+        let plain_family = Variant::candidates()
+            .iter()
+            .filter(|v| v.shape() != Shape::MatchOnly)
+            .count();
+        let expected = plain_family + usize::from(Variant::candidates().contains(&sibling));
+        assert_eq!(arms.len(), expected, "{arms:?}");
     }
 }
